@@ -1,0 +1,61 @@
+"""Diagnostics: one rule broken at one place, written for a person and for a model.
+
+A ``Diagnostic`` carries a rule code (stage letter + digits: ``P`` parse, ``S`` scrub,
+``R`` restrict, ``T`` tool/policy, ``E`` runtime), a kebab-case rule name, a message,
+a 1-based span and a hint saying what to do instead.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+__all__ = ["Diagnostic", "Stage", "span_of"]
+
+Stage = Literal["parse", "scrub", "restrict", "policy", "runtime"]
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """One violation. Lines and columns are 1-based; ``end_col`` is exclusive."""
+
+    code: str
+    name: str
+    message: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    stage: Stage
+    hint: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def render(self, source: str = "", filename: str = "<safe-eval>") -> str:
+        """``file:line:col: CODE [name] message``, the source line, a caret span and the hint."""
+        out = [f"{filename}:{self.line}:{self.col}: {self.code} [{self.name}] {self.message}"]
+        lines = source.splitlines()
+        if 1 <= self.line <= len(lines):
+            text = lines[self.line - 1].expandtabs(1)
+            if len(text) > 200:
+                text = text[:200] + "..."
+            start = min(max(self.col - 1, 0), len(text))
+            end = self.end_col - 1 if self.end_line == self.line else len(text)
+            width = max(1, min(end, len(text)) - start)
+            out.append(f"    {text}")
+            out.append("    " + " " * start + "^" * width)
+        if self.hint:
+            out.append(f"    hint: {self.hint}")
+        return "\n".join(out)
+
+
+def span_of(node: ast.AST | None) -> tuple[int, int, int, int]:
+    """(line, col, end_line, end_col), 1-based, from an AST node (0-based columns)."""
+    line = getattr(node, "lineno", None) or 1
+    col = (getattr(node, "col_offset", None) or 0) + 1
+    end_line = getattr(node, "end_lineno", None) or line
+    end_col = getattr(node, "end_col_offset", None)
+    end = end_col + 1 if end_col is not None else col + 1
+    return line, col, end_line, end
