@@ -18,11 +18,9 @@ module wrappers that are shared singletons and must charge whoever calls them.
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
+from safe_eval.context import current_context
 from safe_eval.errors import MemoryLimit, OpLimit, OutputLimit, RecursionLimit, TimeLimit
 from safe_eval.limits.model import Limits
 
@@ -133,29 +131,8 @@ class Budget:
         return type(err)(getattr(err, "detail", str(err)),
                          value=getattr(err, "value", None), reached=getattr(err, "reached", None))
 
-    @contextmanager
-    def active(self) -> Iterator[Budget]:
-        """Make this the budget that ``current()`` returns on this thread."""
-        stack = _stack()
-        stack.append(self)
-        try:
-            yield self
-        finally:
-            stack.pop()
-
-
-_local = threading.local()
-
-
-def _stack() -> list[Budget]:
-    try:
-        return _local.stack  # type: ignore[no-any-return]
-    except AttributeError:
-        _local.stack = []
-        return _local.stack  # type: ignore[no-any-return]
-
 
 def current() -> Budget | None:
-    """The budget of the innermost evaluation running on this thread, if any."""
-    stack = _stack()
-    return stack[-1] if stack else None
+    """The budget of the evaluation running on this thread, if any."""
+    ctx = current_context()
+    return ctx.budget if ctx is not None else None

@@ -1,0 +1,59 @@
+"""The context of the evaluation running on this thread.
+
+Builtins, module wrappers and tools are shared singletons; when guest code calls one, it
+finds the budget to charge, the policy to obey and the audit hook to tell through
+``current_context()``. The interpreter activates a context whenever guest code runs: a
+top-level evaluation, and every later host call of a guest function (with a fresh budget).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from safe_eval.limits.budget import Budget
+    from safe_eval.policy.model import Policy
+
+__all__ = ["RunContext", "activate", "current_context"]
+
+
+@dataclass(eq=False)
+class RunContext:
+    budget: Budget
+    policy: Policy
+    # called with one event per tool call: (tool name, args, kwargs, decision)
+    audit: Callable[..., Any] | None = None
+    # runs guest ``eval``/``exec`` strings through the whole pipeline under this context:
+    # run_nested(source: str, mode: "eval" | "exec", globals: dict | None) -> Any
+    run_nested: Callable[..., Any] | None = None
+    filename: str = "<safe-eval>"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+_local = threading.local()
+
+
+def _stack() -> list[RunContext]:
+    stack: list[RunContext] | None = getattr(_local, "stack", None)
+    if stack is None:
+        stack = _local.stack = []
+    return stack
+
+
+def current_context() -> RunContext | None:
+    stack = _stack()
+    return stack[-1] if stack else None
+
+
+@contextmanager
+def activate(ctx: RunContext) -> Iterator[RunContext]:
+    stack = _stack()
+    stack.append(ctx)
+    try:
+        yield ctx
+    finally:
+        stack.pop()
