@@ -13,7 +13,18 @@ Hot-path contract with the interpreter (kept tiny so a tick costs two bytecodes)
     b.depth -= 1
 
 ``current()`` returns the budget of the evaluation running on this thread, for builtins and
-module wrappers that are shared singletons and must charge whoever calls them.
+module wrappers that are shared singletons and must charge whoever calls them;
+``current_or_default()`` never returns None (a fresh default budget outside any evaluation).
+
+Slow checks run once per chunk of ``CHUNK`` ops in ``refuel()``: total ops, the clock, and the
+process's memory growth since the evaluation started (RSS, see ``memory.py``). Bulk host work
+is charged up front by the guards: ``charge(n)`` for n elements, ``check_alloc(nbytes)`` before
+an allocation, ``check_work(ns)`` before a host C call estimated to run ``ns`` nanoseconds
+(big-int arithmetic), ``sleep(seconds)`` for ``time.sleep``.
+
+Once a limit is hit the budget stays exhausted: every later tick, charge or check raises the
+same kind of error again, so guest ``finally`` blocks (or an ``except`` the interpreter failed
+to keep from matching) cannot keep running on a spent budget.
 """
 
 from __future__ import annotations
@@ -21,14 +32,30 @@ from __future__ import annotations
 import time
 
 from safe_eval.context import current_context
-from safe_eval.errors import MemoryLimit, OpLimit, OutputLimit, RecursionLimit, TimeLimit
+from safe_eval.errors import (
+    LimitExceeded,
+    MemoryLimit,
+    OpLimit,
+    OutputLimit,
+    RecursionLimit,
+    TimeLimit,
+)
+from safe_eval.limits.memory import rss
 from safe_eval.limits.model import Limits
 
-__all__ = ["Budget", "current"]
+__all__ = ["CHUNK", "NS_PER_OP", "Budget", "current", "current_or_default"]
 
 # Ops between two slow checks (clock, total ops, memory): large enough that the clock is
 # read rarely, small enough that a time limit is noticed within a few milliseconds.
 CHUNK = 4096
+
+# Host work estimated in nanoseconds is charged as ops at this rate (roughly what one guest
+# operation costs in the interpreter), so big-int arithmetic counts against ``ops`` too and
+# the op count stays deterministic (the estimate depends on operand sizes only).
+NS_PER_OP = 50
+
+# Allocations below this size skip the fresh RSS read in check_alloc (the next refuel sees them).
+_FRESH_RSS_ABOVE = 1 << 20
 
 
 class Budget:
@@ -45,6 +72,8 @@ class Budget:
         "out_size",
         "echo",
         "exhausted",
+        "mem_base",
+        "mem_peak",
     )
 
     def __init__(self, limits: Limits, *, echo: bool = False) -> None:
@@ -59,11 +88,13 @@ class Budget:
         self.out: list[str] = []
         self.out_size = 0
         self.echo = echo
-        self.exhausted: BaseException | None = None
+        self.exhausted: LimitExceeded | None = None
+        self.mem_base = rss()
+        self.mem_peak = 0  # largest RSS growth seen, bytes
 
     # -- operations and time ---------------------------------------------------------------
     def refuel(self) -> None:
-        """Account the chunk just spent; raise when ops or time ran out, else grant more."""
+        """Account the chunk just spent; raise when ops, time or memory ran out, else grant more."""
         if self.exhausted is not None:
             self.fuel = 0
             raise self._again()
@@ -72,8 +103,8 @@ class Budget:
             self._fail(OpLimit("too many operations", value=self.limits.ops, reached=self.spent))
         now = time.monotonic()
         if now > self.deadline:
-            elapsed = round(now - self.started, 3)
-            self._fail(TimeLimit("time limit exceeded", value=self.limits.time, reached=elapsed))
+            self._fail(self._time_error(now))
+        self._check_growth()
         self._granted = min(CHUNK, self.limits.ops - self.spent)
         self.fuel = self._granted
 
@@ -87,9 +118,50 @@ class Budget:
     def ops_used(self) -> int:
         return self.spent + (self._granted - self.fuel)
 
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def remaining_time(self) -> float:
+        return max(0.0, self.deadline - time.monotonic())
+
     def check_time(self) -> None:
-        if time.monotonic() > self.deadline:
-            self._fail(TimeLimit("time limit exceeded", value=self.limits.time))
+        if self.exhausted is not None:
+            raise self._again()
+        now = time.monotonic()
+        if now > self.deadline:
+            self._fail(self._time_error(now))
+
+    def check_work(self, ns: float) -> None:
+        """Refuse a host call estimated to take ``ns`` nanoseconds when it would overrun the
+        time limit (a C call cannot be interrupted once started); else charge it as ops."""
+        if self.exhausted is not None:
+            raise self._again()
+        seconds = ns / 1e9
+        if seconds > self.remaining_time():
+            self._fail(
+                TimeLimit(
+                    "operation would take too long",
+                    value=self.limits.time,
+                    reached=round(self.elapsed + seconds, 3),
+                )
+            )
+        self.charge(int(ns // NS_PER_OP))
+
+    def sleep(self, seconds: float) -> None:
+        """``time.sleep`` for the guest: sleeps at most the time left, then raises TimeLimit
+        if the requested sleep was cut short."""
+        if self.exhausted is not None:
+            raise self._again()
+        if seconds < 0:
+            raise ValueError("sleep length must be non-negative")
+        left = self.remaining_time()
+        time.sleep(min(seconds, left))
+        if seconds > left:
+            self._fail(self._time_error(time.monotonic()))
+
+    def _time_error(self, now: float) -> TimeLimit:
+        return TimeLimit("time limit exceeded", value=self.limits.time, reached=round(now - self.started, 3))
 
     # -- recursion -------------------------------------------------------------------------
     def too_deep(self) -> None:
@@ -98,14 +170,37 @@ class Budget:
 
     # -- memory ----------------------------------------------------------------------------
     def check_alloc(self, nbytes: int) -> None:
-        """Refuse an allocation of ``nbytes`` before it happens."""
-        if nbytes > self.limits.memory:
+        """Refuse an allocation of ``nbytes`` before it happens: it must fit in what the limit
+        leaves after the growth already measured."""
+        if self.exhausted is not None:
+            raise self._again()
+        if nbytes <= 0:
+            return
+        used = self._growth() if nbytes >= _FRESH_RSS_ABOVE else self.mem_peak
+        if nbytes + used > self.limits.memory:
             self._fail(
-                MemoryLimit("allocation too large", value=self.limits.memory, reached=int(nbytes))
+                MemoryLimit("allocation too large", value=self.limits.memory, reached=int(nbytes + used))
             )
+
+    def memory_used(self) -> int:
+        """Growth of the process memory since this evaluation started, in bytes (sampled now)."""
+        return self._growth()
+
+    def _growth(self) -> int:
+        grown = rss() - self.mem_base
+        if grown > self.mem_peak:
+            self.mem_peak = grown
+        return max(0, grown)
+
+    def _check_growth(self) -> None:
+        grown = self._growth()
+        if grown > self.limits.memory:
+            self._fail(MemoryLimit("memory limit exceeded", value=self.limits.memory, reached=grown))
 
     # -- output ----------------------------------------------------------------------------
     def write(self, text: str) -> None:
+        if self.exhausted is not None:
+            raise self._again()
         self.out_size += len(text)
         if self.out_size > self.limits.output:
             self._fail(OutputLimit("too much output", value=self.limits.output, reached=self.out_size))
@@ -118,21 +213,27 @@ class Budget:
         return "".join(self.out)
 
     # -- failure ---------------------------------------------------------------------------
-    def _fail(self, err: BaseException) -> None:
+    def _fail(self, err: LimitExceeded) -> None:
         """Raise ``err`` and stay exhausted: every later tick raises again, so guest
         ``finally`` blocks cannot keep running on a spent budget."""
         self.exhausted = err
         self.fuel = 0
         raise err
 
-    def _again(self) -> BaseException:
+    def _again(self) -> LimitExceeded:
         err = self.exhausted
         assert err is not None
-        return type(err)(getattr(err, "detail", str(err)),
-                         value=getattr(err, "value", None), reached=getattr(err, "reached", None))
+        return type(err)(err.detail, value=err.value, reached=err.reached)
 
 
 def current() -> Budget | None:
     """The budget of the evaluation running on this thread, if any."""
     ctx = current_context()
     return ctx.budget if ctx is not None else None
+
+
+def current_or_default() -> Budget:
+    """The running budget, or a fresh one with the default ``Limits`` when guarded code runs
+    outside any evaluation (host code calling a guard directly)."""
+    ctx = current_context()
+    return ctx.budget if ctx is not None else Budget(Limits())

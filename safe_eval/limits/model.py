@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import math
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 __all__ = ["Limits"]
+
+# What each field means, for error messages.
+_UNITS = {
+    "time": "seconds (wall clock)",
+    "ops": "operations",
+    "memory": "bytes",
+    "recursion": "guest frames",
+    "output": "bytes of output",
+}
 
 
 @dataclass(frozen=True, slots=True)
 class Limits:
     """Time in seconds (wall clock), ops as a deterministic count, memory and output in bytes,
-    recursion in guest frames. ``None`` on a field of an override means "keep the base value"."""
+    recursion in guest frames. ``None`` on a field of an override means "keep the base value".
+
+    Every field must be a positive number (``time`` may be a float, the rest are ints); a bad
+    value raises ``TypeError``/``ValueError`` naming the field, at construction."""
 
     time: float = 2.0
     ops: int = 10_000_000
@@ -19,10 +32,39 @@ class Limits:
     recursion: int = 200
     output: int = 64 * 1024
 
+    def __post_init__(self) -> None:
+        for f in fields(self):
+            _validate(f.name, getattr(self, f.name))
+
     def merged(self, override: Limits | dict[str, Any] | None) -> Limits:
         """This limits object with the fields of ``override`` that are set replacing ours."""
         if override is None:
             return self
         if isinstance(override, Limits):
             return override
+        unknown = sorted(set(override) - set(_UNITS))
+        if unknown:
+            raise TypeError(f"unknown limit(s) {', '.join(unknown)}; known: {', '.join(_UNITS)}")
         return replace(self, **{k: v for k, v in override.items() if v is not None})
+
+    @classmethod
+    def off(cls) -> Limits:
+        """Limits that never trigger in practice (for benchmarks measuring the accounting's
+        own cost). Recursion keeps its default: it protects the host's stack, not a budget."""
+        return cls(time=1e9, ops=10**18, memory=2**62, output=2**62)
+
+    def to_dict(self) -> dict[str, float | int]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+def _validate(name: str, value: object) -> None:
+    if name == "time":
+        ok_type = isinstance(value, int | float) and not isinstance(value, bool)
+    else:
+        ok_type = isinstance(value, int) and not isinstance(value, bool)
+    if not ok_type:
+        kind = "a number" if name == "time" else "an int"
+        raise TypeError(f"Limits.{name} must be {kind} of {_UNITS[name]}, got {value!r}")
+    assert isinstance(value, int | float)
+    if not value > 0 or (isinstance(value, float) and not math.isfinite(value)):
+        raise ValueError(f"Limits.{name} must be a positive finite number of {_UNITS[name]}, got {value!r}")

@@ -1,16 +1,250 @@
-"""Guarded binary operators (PLACEHOLDER: the limits issue fills these in with size estimates).
+"""Guarded binary operators: estimate the size and cost of the result before computing it.
 
-guarded_binop(op_type, inplace) -> a two-argument function that estimates the size of the
-result before computing it (raising MemoryLimit), or None when the plain ``operator`` function
-is safe for that operator.
+``guarded_binop(op_type, inplace)`` returns a two-argument function for the operators where a
+single host C call can allocate a lot or run for long (``*``, ``**``, ``<<``, ``+``, ``%``,
+``//`` and their in-place forms), or None when the plain ``operator`` function is safe.
+The interpreter calls it once per AST node at compile time and calls the result per evaluation.
+
+Each function has a fast path for small ints and floats that costs a few type checks and
+comparisons (measured in the module's report: see ``tests/test_limits_operators.py``); only the
+slow path looks up the running budget (``current_or_default()``) and may raise ``MemoryLimit``
+(result too big), ``TimeLimit`` (the C call would outlast the time limit) or charge ops for
+bulk work. Otherwise the functions behave exactly like ``operator.mul`` etc., including the
+reflected dunders of guest objects and CPython's own error messages.
+
+Divergence (documented): for ``seq * obj`` where ``obj`` is not an int but has ``__index__``,
+the guard calls ``obj.__rmul__`` if defined, else ``operator.index(obj)`` once and repeats by
+that int, so a guest ``__index__`` cannot return a small value to the check and a huge one to
+CPython.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+import operator
+import sys
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from safe_eval.limits.budget import current_or_default
+from safe_eval.limits.estimates import (
+    SEQ_TYPES,
+    int_bytes,
+    int_div_ns,
+    int_mul_ns,
+    int_pow_bits,
+    known_len,
+    percent_format_width,
+    seq_item_size,
+)
 
-def guarded_binop(op_type: type[ast.operator], inplace: bool = False) -> Callable[[Any, Any], Any] | None:
-    return None
+__all__ = ["counting", "guarded_binop", "guarded_contains"]
+
+Binop = Callable[[Any, Any], Any]
+
+_S = 1 << 62  # operands below this in magnitude make results too small to matter
+_SMALL_SEQ = 1 << 16  # concatenations shorter than this skip the estimate
+
+# A bulk copy of this many bytes is charged one op (memcpy-like work is cheap per byte).
+_BYTES_PER_OP = 64
+
+
+def _charge_bytes(nbytes: int) -> None:
+    b = current_or_default()
+    b.check_alloc(nbytes)
+    b.charge(nbytes // _BYTES_PER_OP)
+
+
+# -- * -------------------------------------------------------------------------------------
+def _repeat(seq: Any, count: Any, reflected_name: str, op: Binop, a: Any, b: Any) -> Any:
+    """``seq * count`` (or ``count * seq``) with the size checked against the int repeat count."""
+    if not isinstance(count, int):
+        reflected = getattr(type(count), reflected_name, None)
+        if reflected is not None:
+            result = reflected(count, seq)
+            if result is not NotImplemented:
+                return result
+        try:
+            count = operator.index(count)
+        except TypeError:
+            return op(a, b)  # CPython's own error message
+    n = len(seq)
+    if n and count > 0:
+        _charge_bytes(sys.getsizeof(seq) // 2 + n * count * seq_item_size(seq))
+    return op(seq, count)
+
+
+def _mul_slow(a: Any, b: Any, op: Binop) -> Any:
+    if isinstance(a, int) and isinstance(b, int):
+        if not (-_S < a < _S or -_S < b < _S):
+            bits_a, bits_b = a.bit_length(), b.bit_length()
+            budget = current_or_default()
+            budget.check_alloc(int_bytes(bits_a + bits_b))
+            budget.check_work(int_mul_ns(bits_a, bits_b))
+        return op(a, b)
+    if isinstance(a, SEQ_TYPES):
+        return _repeat(a, b, "__rmul__", op, a, b)
+    if isinstance(b, SEQ_TYPES):
+        return _repeat(b, a, "__mul__", op, a, b)
+    return op(a, b)
+
+
+# The fast paths below spell the bounds as literals (2**62, 2**32): constants are free, while a
+# global or closure lookup per comparison would double the cost of the fast path.
+def _mul(a: Any, b: Any) -> Any:
+    # One small factor is enough: small * big costs linear time and memory in the big one.
+    if type(a) is int is type(b):
+        if -4611686018427387904 < a < 4611686018427387904 or -4611686018427387904 < b < 4611686018427387904:
+            return a * b
+    elif type(a) is float:
+        return a * b
+    return _mul_slow(a, b, operator.mul)
+
+
+def _imul(a: Any, b: Any) -> Any:
+    # One small factor is enough: small * big costs linear time and memory in the big one.
+    if type(a) is int is type(b):
+        if -4611686018427387904 < a < 4611686018427387904 or -4611686018427387904 < b < 4611686018427387904:
+            return a * b
+    elif type(a) is float:
+        return a * b
+    return _mul_slow(a, b, operator.imul)
+
+
+# -- ** ------------------------------------------------------------------------------------
+def _pow_slow(a: Any, b: Any, op: Binop) -> Any:
+    if isinstance(a, int) and isinstance(b, int) and b > 0:
+        bits = int_pow_bits(a, b)
+        if bits:
+            budget = current_or_default()
+            budget.check_alloc(int_bytes(bits))
+            # Repeated squaring: the last squaring dominates; the earlier ones add about as much.
+            budget.check_work(2 * int_mul_ns(bits // 2, bits // 2))
+    return op(a, b)
+
+
+def _make_pow(op: Binop) -> Binop:
+    def pow_(a: Any, b: Any) -> Any:
+        if type(a) is int is type(b) and 0 <= b < 64 and -4294967296 < a < 4294967296:
+            return a**b
+        if type(a) is float and type(b) is float:
+            return a**b
+        return _pow_slow(a, b, op)
+
+    return pow_
+
+
+# -- << ------------------------------------------------------------------------------------
+def _lshift_slow(a: Any, b: Any, op: Binop) -> Any:
+    if isinstance(a, int) and isinstance(b, int) and b > 0 and a:
+        _charge_bytes(int_bytes(a.bit_length() + b))
+    return op(a, b)
+
+
+def _make_lshift(op: Binop) -> Binop:
+    def lshift(a: Any, b: Any) -> Any:
+        if type(a) is int is type(b) and 0 <= b < 64 and -4611686018427387904 < a < 4611686018427387904:
+            return op(a, b)
+        return _lshift_slow(a, b, op)
+
+    return lshift
+
+
+# -- + -------------------------------------------------------------------------------------
+def _add_slow(a: Any, b: Any, op: Binop) -> Any:
+    if isinstance(a, SEQ_TYPES) and isinstance(b, SEQ_TYPES):
+        if len(a) + len(b) > _SMALL_SEQ:
+            _charge_bytes(sys.getsizeof(a) + sys.getsizeof(b))
+    return op(a, b)
+
+
+def _add(a: Any, b: Any) -> Any:
+    ta = type(a)
+    if ta is int or ta is float:
+        return a + b
+    return _add_slow(a, b, operator.add)
+
+
+def _iadd(a: Any, b: Any) -> Any:
+    ta = type(a)
+    if ta is int or ta is float:
+        return a + b
+    if ta is list:
+        # list += iterable is list.extend: consume unsized iterables through a counting iterator.
+        n = known_len(b)
+        if n is None:
+            a += counting(b)
+        else:
+            if n > _SMALL_SEQ:
+                _charge_bytes(8 * n)
+            a += b
+        return a
+    return _add_slow(a, b, operator.iadd)
+
+
+# -- % and // ------------------------------------------------------------------------------
+def _divlike_slow(a: Any, b: Any, op: Binop) -> Any:
+    if isinstance(a, int) and isinstance(b, int):
+        current_or_default().check_work(int_div_ns(a.bit_length(), b.bit_length()))
+    elif op is not operator.floordiv and op is not operator.ifloordiv and isinstance(a, str | bytes):
+        width = percent_format_width(a, b)
+        if width > _SMALL_SEQ:
+            _charge_bytes(len(a) + width * (4 if isinstance(a, str) else 1))
+    return op(a, b)
+
+
+def _make_divlike(op: Binop) -> Binop:
+    def divlike(a: Any, b: Any) -> Any:
+        if type(a) is int is type(b) and -4611686018427387904 < a < 4611686018427387904:
+            return op(a, b)
+        if type(a) is float:
+            return op(a, b)
+        return _divlike_slow(a, b, op)
+
+    return divlike
+
+
+# -- in ------------------------------------------------------------------------------------
+_CONTAINERS = (list, tuple, str, bytes, bytearray, dict, set, frozenset, range)
+
+
+def guarded_contains(item: Any, container: Any) -> bool:
+    """``item in container`` where an iterator without ``__contains__`` (``itertools.count()``)
+    is scanned through a counting iterator instead of an endless C loop."""
+    if isinstance(container, _CONTAINERS) or hasattr(type(container), "__contains__"):
+        return item in container
+    return item in counting(container)
+
+
+def counting(iterable: Iterable[Any]) -> Iterator[Any]:
+    """Iterate ``iterable`` charging one op per element to the running budget, so a host C
+    consumer (extend, join, sum...) of an endless or huge iterator hits a limit."""
+    budget = current_or_default()
+    for item in iterable:
+        budget.fuel -= 1
+        if budget.fuel < 0:
+            budget.refuel()
+        yield item
+
+
+# -- table ---------------------------------------------------------------------------------
+_TABLE: dict[tuple[type[ast.operator], bool], Binop] = {
+    (ast.Mult, False): _mul,
+    (ast.Mult, True): _imul,
+    (ast.Pow, False): _make_pow(operator.pow),
+    (ast.Pow, True): _make_pow(operator.ipow),
+    (ast.LShift, False): _make_lshift(operator.lshift),
+    (ast.LShift, True): _make_lshift(operator.ilshift),
+    (ast.Add, False): _add,
+    (ast.Add, True): _iadd,
+    (ast.Mod, False): _make_divlike(operator.mod),
+    (ast.Mod, True): _make_divlike(operator.imod),
+    (ast.FloorDiv, False): _make_divlike(operator.floordiv),
+    (ast.FloorDiv, True): _make_divlike(operator.ifloordiv),
+}
+
+
+def guarded_binop(op_type: type[ast.operator], inplace: bool = False) -> Binop | None:
+    """The guarded implementation of ``op_type`` (in-place form when ``inplace``), or None
+    when the plain ``operator`` function is safe."""
+    return _TABLE.get((op_type, inplace))

@@ -1,0 +1,158 @@
+"""Size and cost estimates of host operations, computed from operand sizes before running them.
+
+Pure functions, no budget: the guards in ``operators.py`` and ``guards.py`` feed the numbers
+to ``Budget.check_alloc`` (bytes) and ``Budget.check_work`` (nanoseconds).
+
+Cost constants were measured on CPython 3.11 (x86-64): multiplying two n-digit ints (30-bit
+digits, Karatsuba above 70 digits) costs about 6-7 ns per n**1.585, schoolbook division of a
+2n-digit by an n-digit int about 1.2 ns per n**2; they are rounded up.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any
+
+__all__ = [
+    "SEQ_TYPES",
+    "format_spec_width",
+    "int_bytes",
+    "known_len",
+    "int_div_ns",
+    "int_mul_ns",
+    "int_pow_bits",
+    "int_str_ns",
+    "percent_format_width",
+    "seq_item_size",
+]
+
+_DIGIT_BITS = 30
+_MUL_NS = 8.0  # per (digits ** 1.585), Karatsuba
+_DIV_NS = 1.5  # per digit * digit, schoolbook
+_STR_NS = 3.0  # per decimal digit ** 2, int <-> str conversion (quadratic in 3.11)
+
+# Host sequence types whose repetition/concatenation allocates len * itemsize in one C call.
+SEQ_TYPES = (str, bytes, bytearray, list, tuple)
+
+
+def int_bytes(bits: int) -> int:
+    """Memory of an int of ``bits`` bits (digits are 4 bytes holding 30 bits)."""
+    return 28 + 4 * (bits // _DIGIT_BITS + 1)
+
+
+def int_mul_ns(a_bits: int, b_bits: int) -> float:
+    """Time to multiply ints of these sizes."""
+    n = max(a_bits, b_bits) / _DIGIT_BITS + 1
+    m = min(a_bits, b_bits) / _DIGIT_BITS + 1
+    if m < 70:
+        return n * m * 1.0
+    # Unbalanced Karatsuba: (n / m) products of m-digit blocks.
+    return (n / m) * _MUL_NS * float(m**1.585)
+
+
+def int_div_ns(a_bits: int, b_bits: int) -> float:
+    """Time of divmod on ints of these sizes (schoolbook: quotient digits * divisor digits)."""
+    if a_bits <= b_bits:
+        return 0.0
+    q = (a_bits - b_bits) / _DIGIT_BITS + 1
+    m = b_bits / _DIGIT_BITS + 1
+    return q * m * _DIV_NS
+
+
+def int_pow_bits(base: int, exp: int) -> int:
+    """Bits of ``base ** exp`` for ints (0 when the result is tiny or not an int)."""
+    if exp <= 0 or base in (0, 1, -1):
+        return 0
+    return abs(base).bit_length() * exp
+
+
+def int_str_ns(bits: int) -> float:
+    """Time to convert an int of ``bits`` bits to/from decimal (quadratic in CPython 3.11)."""
+    digits = bits * 0.30103
+    return digits * digits * _STR_NS / 100  # the inner loop handles ~100 digit pairs per ns
+
+
+def seq_item_size(seq: Any) -> int:
+    """Bytes per element of a host sequence, for ``len * itemsize`` estimates."""
+    t = type(seq)
+    if t is str:
+        # Compact strings use 1, 2 or 4 bytes per code point; getsizeof tells which.
+        n = len(seq)
+        return max(1, (sys.getsizeof(seq) - sys.getsizeof("")) // n) if n else 1
+    if t is bytes or t is bytearray:
+        return 1
+    return 8  # list/tuple: one pointer per element (the elements are shared)
+
+
+# printf-style conversions: %[(key)][flags][width][.precision]type
+_PERCENT = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?([diouxXeEfFgGcrsa%])")
+
+
+def percent_format_width(template: str | bytes, args: Any) -> int:
+    """An upper bound of the padding a printf-style template adds (widths and precisions,
+    ``*`` taking its value from the int arguments)."""
+    text = template.decode("latin-1") if isinstance(template, bytes) else template
+    if "%" not in text:
+        return 0
+    total = 0
+    star = False
+    for width, precision, _conv in _PERCENT.findall(text):
+        for part in (width, precision):
+            if part == "*":
+                star = True
+            elif part:
+                total += int(part) if len(part) < 20 else 10**20
+    if star:
+        values = args if isinstance(args, tuple) else (args,)
+        total += sum(abs(v) for v in values if type(v) is int)
+    return total
+
+
+# format spec mini-language: [[fill]align][sign][z][#][0][width][grouping][.precision][type]
+_SPEC = re.compile(r"^(?:.?[<>=^])?[-+ ]?z?#?0?(\d*)[,_]?(?:\.(\d+))?")
+
+
+def format_spec_width(spec: str) -> int:
+    """The width plus precision a ``format()`` spec asks for (0 when none)."""
+    if not spec:
+        return 0
+    m = _SPEC.match(spec)
+    if m is None:
+        return 0
+    total = 0
+    for part in m.groups():
+        if part:
+            total += int(part) if len(part) < 20 else 10**20
+    return total
+
+
+_EXACT_SIZED: frozenset[type] = frozenset(
+    {
+        list,
+        tuple,
+        str,
+        bytes,
+        bytearray,
+        dict,
+        set,
+        frozenset,
+        range,
+        type({}.keys()),
+        type({}.values()),
+        type({}.items()),
+    }
+)
+
+
+def known_len(obj: Any) -> int | None:
+    """The length of an exact builtin container without running guest code, else None."""
+    t = type(obj)
+    if t not in _EXACT_SIZED:
+        return None
+    if t is range:
+        # len() of a huge range raises OverflowError; the arithmetic does not.
+        step = obj.step
+        span = obj.stop - obj.start + (step - 1 if step > 0 else step + 1)
+        return max(0, int(span // step))
+    return len(obj)
