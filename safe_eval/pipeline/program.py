@@ -1,44 +1,109 @@
-"""The checked program handed to the interpreter (PLACEHOLDER: the foundation issue fills the
-stages in: parse limits, scrub, restrict, policy check).
+"""The checked program handed to the interpreter, and the static pipeline that builds it.
 
-Interface:
-    Program(source, filename, tree, annotations)    tree: the scrubbed original AST (never
-                                                    rewritten by RestrictedPython)
-    analyse(source, policy, filename) -> (Program | None, list[Diagnostic])
-    build_program(source, policy, filename) -> Program      raises PolicyViolation
+    analyse(source, policy=None, filename, env_names=()) -> (Program | None, [Diagnostic])
+        parse -> scrub -> restrict -> policy_check.check_policy; every stage runs and every
+        diagnostic is returned (sorted by position). The Program is None when there is any.
+    build_program(source, policy, filename, env_names=()) -> Program    raises PolicyViolation
+
+``build_program`` is memoised in an LRU keyed by (source, filename, policy, env names), so a
+loop that re-evaluates the same text skips every stage (and, through ``Program.compiled``,
+the interpreter's compilation too). A Program is shared between the calls that hit the cache:
+nobody may mutate its tree.
+
+RestrictedPython (~20 ms to import) is imported when ``restrict`` first runs, not when this
+module is imported.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from safe_eval.diagnostics import Diagnostic
-from safe_eval.errors import PolicyViolation
+from safe_eval.errors import InternalError, PolicyViolation, SafeEvalError
+from safe_eval.pipeline.parse import decode_source, parse
+from safe_eval.pipeline.scrub import scrub
+
+__all__ = ["CACHE_SIZE", "Program", "analyse", "build_program", "clear_cache"]
+
+CACHE_SIZE = 256
 
 
 @dataclass(frozen=True, eq=False)
 class Program:
+    """A checked module: the decoded source, its scrubbed ORIGINAL tree (never rewritten by
+    RestrictedPython; the last statement, when an ``Expr``, is the value) and the function
+    annotations scrub kept aside: ``id(FunctionDef) -> {param or "return": expr}`` (and
+    ``id(ClassDef) -> {field: expr}`` for annotated class fields)."""
+
     source: str
     filename: str
     tree: ast.Module
-    # function annotations kept aside by scrub: id(FunctionDef node) -> {param or "return": ast.expr}
     annotations: dict[int, dict[str, ast.expr]] = field(default_factory=dict)
+    # for the interpreter: memoise what it compiles from this Program (shared via the cache)
+    compiled: dict[str, Any] = field(default_factory=dict, repr=False)
 
 
-def analyse(source: Any, policy: Any = None, filename: str = "<safe-eval>") -> tuple[Program | None, list[Diagnostic]]:
+def analyse(
+    source: Any,
+    policy: Any = None,
+    filename: str = "<safe-eval>",
+    env_names: Iterable[str] = (),
+) -> tuple[Program | None, list[Diagnostic]]:
+    """Run every static stage; never executes guest code. Never raises for bad code (only
+    ``InternalError`` for a bug in a stage, or the policy resolver's own errors)."""
+    parsed, diagnostics = parse(source, filename)
+    if parsed is None:
+        return None, diagnostics
+    from safe_eval.pipeline.policy_check import check_policy
+    from safe_eval.pipeline.restrict import restrict
+    from safe_eval.policy import resolve_policy
+
+    resolved = resolve_policy(policy)
     try:
-        tree = ast.parse(source, filename)
-    except SyntaxError as e:
-        d = Diagnostic("P001", "syntax-error", str(e.msg), e.lineno or 1, e.offset or 1,
-                       e.lineno or 1, (e.offset or 1) + 1, "parse")
-        return None, [d]
-    return Program(source, filename, tree), []
+        annotations = scrub(parsed.tree, parsed.source)
+        diagnostics = restrict(parsed.nodes, parsed.source)
+        diagnostics += check_policy(parsed.tree, resolved, tuple(env_names))
+    except SafeEvalError:
+        raise
+    except Exception as exc:  # a bug in a stage must not surface as an arbitrary exception
+        raise InternalError(f"static check failed: {type(exc).__name__}: {exc}") from exc
+    if diagnostics:
+        diagnostics.sort(key=lambda d: (d.line, d.col))
+        return None, diagnostics
+    return Program(parsed.source, filename, parsed.tree, annotations), []
 
 
-def build_program(source: Any, policy: Any = None, filename: str = "<safe-eval>") -> Program:
-    program, diags = analyse(source, policy, filename)
-    if program is None or diags:
-        raise PolicyViolation(diags, source if isinstance(source, str) else "")
+@lru_cache(maxsize=CACHE_SIZE)
+def _cached(source: Hashable, policy: Hashable, filename: str,
+            env_names: frozenset[str]) -> tuple[Program | None, tuple[Diagnostic, ...]]:
+    program, diagnostics = analyse(source, policy, filename, env_names)
+    return program, tuple(diagnostics)
+
+
+def build_program(
+    source: Any,
+    policy: Any = None,
+    filename: str = "<safe-eval>",
+    env_names: Iterable[str] = (),
+) -> Program:
+    """The checked Program, from the LRU when this text was built before; raises
+    ``PolicyViolation`` with every diagnostic when the code breaks a rule."""
+    names = frozenset(env_names)
+    try:
+        program, diagnostics = _cached(source, policy, filename, names)
+    except TypeError:  # an unhashable source or policy: build without the cache
+        program, found = analyse(source, policy, filename, names)
+        diagnostics = tuple(found)
+    if program is None:
+        text = decode_source(source)
+        raise PolicyViolation(diagnostics, text if isinstance(text, str) else "")
     return program
+
+
+def clear_cache() -> None:
+    """Forget every memoised Program (tests; a host that changed a policy in place)."""
+    _cached.cache_clear()

@@ -1,0 +1,78 @@
+"""``check()``: the static pipeline only, for rapid-feedback loops (call it every model turn).
+
+    report = check(code, policy=None, env={"search": search})
+    report.ok            # True when there is nothing to fix
+    report.diagnostics   # every violation: code, name, message, span, hint
+    report.render()      # each one with its source line and a caret, then a summary line
+    report.to_json()     # the same for machines
+
+Nothing is executed. Diagnostic codes: ``P0xx`` parse (``pipeline/parse.py``), ``R0xx``
+restrict (``pipeline/restrict.py``), ``T0xx`` policy and tools (``pipeline/policy_check.py``);
+``S0xx`` (scrub) are reserved: scrub never refuses code.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from safe_eval.diagnostics import Diagnostic
+from safe_eval.pipeline.parse import decode_source
+from safe_eval.pipeline.program import analyse
+
+__all__ = ["Report", "check"]
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """The outcome of ``check``: every diagnostic (empty when the code is clean)."""
+
+    source: str
+    diagnostics: tuple[Diagnostic, ...] = ()
+    filename: str = "<safe-eval>"
+
+    @property
+    def ok(self) -> bool:
+        return not self.diagnostics
+
+    def summary(self) -> str:
+        if self.ok:
+            return f"{self.filename}: no violations"
+        count = len(self.diagnostics)
+        codes = Counter(d.code for d in self.diagnostics)
+        listed = ", ".join(f"{code} x{n}" if n > 1 else code for code, n in sorted(codes.items()))
+        return f"{self.filename}: {count} violation{'s' if count != 1 else ''} ({listed})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "filename": self.filename,
+            "summary": self.summary(),
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent, ensure_ascii=False)
+
+    def render(self) -> str:
+        """Every diagnostic with its source line and caret, then a summary line."""
+        parts = [d.render(self.source, self.filename) for d in self.diagnostics]
+        parts.append(self.summary())
+        return "\n".join(parts)
+
+
+def check(
+    code: Any,
+    policy: Any = None,
+    *,
+    env: Mapping[str, Any] | None = None,
+    filename: str = "<safe-eval>",
+) -> Report:
+    """Run parse, scrub, restrict and the policy check on ``code``; execute nothing.
+    ``env`` is what the host would pass to ``safe_eval`` (only its names are used)."""
+    _program, diagnostics = analyse(code, policy, filename, tuple(env) if env else ())
+    text = decode_source(code)
+    return Report(text if isinstance(text, str) else "", tuple(diagnostics), filename)

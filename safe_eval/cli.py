@@ -1,0 +1,176 @@
+"""The ``safe-eval`` command line.
+
+    safe-eval check FILE|- [--json] [--policy P]   static check; exit 0 clean, 1 violations
+    safe-eval policy check FILE                      validate a policy file; exit 0 valid, 1 not
+    safe-eval run FILE|- [--json] [--policy P]       evaluate; print the value's repr and output
+    safe-eval demo                                   a guided tour
+
+Exit status 2 is a usage error (unreadable file, unknown policy, missing command). Imports are
+lazy so ``safe-eval check`` does not pay for the interpreter.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["main"]
+
+EXIT_OK, EXIT_VIOLATION, EXIT_USAGE = 0, 1, 2
+
+
+class _Usage(Exception):
+    """A usage error: reported on stderr with exit status 2."""
+
+
+def _read(path: str) -> tuple[bytes, str]:
+    """The file's bytes (decoded by the pipeline as UTF-8) and the name to report it under."""
+    if path == "-":
+        return sys.stdin.buffer.read(), "<stdin>"
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(), path
+    except OSError as exc:
+        raise _Usage(f"cannot read {path}: {exc.strerror or exc}") from exc
+
+
+def _policy(name: str | None) -> Any:
+    if name is None:
+        return None
+    from safe_eval.errors import PolicyError
+    from safe_eval.policy import resolve_policy
+
+    try:
+        return resolve_policy(name)
+    except (PolicyError, TypeError, ValueError, OSError) as exc:
+        raise _Usage(f"bad --policy {name!r}: {exc}") from exc
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from safe_eval.checking import check
+
+    code, filename = _read(args.file)
+    report = check(code, _policy(args.policy), filename=filename)
+    print(report.to_json(indent=2) if args.json else report.render())
+    return EXIT_OK if report.ok else EXIT_VIOLATION
+
+
+def _cmd_policy_check(args: argparse.Namespace) -> int:
+    from safe_eval.errors import PolicyError
+
+    try:
+        from safe_eval.policy import load_policy
+    except ImportError as exc:
+        raise _Usage("this build has no policy loader (safe_eval.policy.load_policy)") from exc
+    try:
+        policy = load_policy(args.file)
+    except PolicyError as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_VIOLATION
+    except OSError as exc:
+        raise _Usage(f"cannot read {args.file}: {exc.strerror or exc}") from exc
+    imports = len(getattr(policy, "imports", ()))
+    tools = len(getattr(policy, "tools", ()))
+    print(f"{args.file}: policy {getattr(policy, 'name', '?')!r} is valid "
+          f"({imports} imports, {tools} tool rules)")
+    return EXIT_OK
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    try:
+        from safe_eval.demo import main as demo_main  # type: ignore[import-not-found,unused-ignore]
+    except ImportError as exc:
+        raise _Usage("the demo is not available in this build") from exc
+    result = demo_main()
+    return result if isinstance(result, int) else EXIT_OK
+
+
+def _evaluate(code: bytes, filename: str, policy: Any) -> tuple[Any, str]:
+    """(value, captured output) through ``safe_eval.api``."""
+    try:
+        from safe_eval import api  # type: ignore[attr-defined,unused-ignore]
+    except ImportError as exc:
+        raise _Usage("this build has no evaluator (safe_eval.api)") from exc
+    text = code.decode("utf-8-sig", "strict")
+    evaluator_type = getattr(api, "Evaluator", None)
+    if evaluator_type is not None:
+        evaluator = evaluator_type(policy=policy) if policy is not None else evaluator_type()
+        result = evaluator.run(text, filename=filename)
+        return getattr(result, "value", result), getattr(result, "stdout", "") or ""
+    return api.safe_eval(text), ""
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from safe_eval.errors import PolicyViolation, SafeEvalError
+
+    code, filename = _read(args.file)
+    try:
+        value, stdout = _evaluate(code, filename, _policy(args.policy))
+    except UnicodeDecodeError:
+        print(f"{filename}: code is not valid UTF-8", file=sys.stderr)
+        return EXIT_VIOLATION
+    except SafeEvalError as exc:
+        if args.json:
+            print(json.dumps({"ok": False, **exc.to_dict()}, indent=2, default=repr))
+        else:
+            print(exc.render() if hasattr(exc, "render") else str(exc), file=sys.stderr)
+        return EXIT_VIOLATION if isinstance(exc, (PolicyViolation, SafeEvalError)) else EXIT_USAGE
+    if args.json:
+        print(json.dumps({"ok": True, "value": repr(value), "stdout": stdout}, indent=2))
+    else:
+        if stdout:
+            sys.stdout.write(stdout if stdout.endswith("\n") else stdout + "\n")
+        print(repr(value))
+    return EXIT_OK
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="safe-eval", description="Run LLM-written Python safely.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    check = commands.add_parser("check", help="statically check code without running it")
+    check.add_argument("file", metavar="FILE", help="a Python file, or - for stdin")
+    check.add_argument("--json", action="store_true", help="print the report as JSON")
+    check.add_argument("--policy", metavar="P", help="a policy name or file (default: default)")
+    check.set_defaults(handler=_cmd_check)
+
+    policy = commands.add_parser("policy", help="policy file tools")
+    policy_commands = policy.add_subparsers(dest="policy_command", metavar="COMMAND")
+    policy_check = policy_commands.add_parser("check", help="validate a policy file")
+    policy_check.add_argument("file", metavar="FILE")
+    policy_check.set_defaults(handler=_cmd_policy_check)
+
+    run = commands.add_parser("run", help="evaluate code and print its value and output")
+    run.add_argument("file", metavar="FILE", help="a Python file, or - for stdin")
+    run.add_argument("--json", action="store_true", help="print the result as JSON")
+    run.add_argument("--policy", metavar="P", help="a policy name or file (default: default)")
+    run.set_defaults(handler=_cmd_run)
+
+    demo = commands.add_parser("demo", help="a short guided tour")
+    demo.set_defaults(handler=_cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        result: int = handler(args)
+    except _Usage as exc:
+        print(f"safe-eval: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())

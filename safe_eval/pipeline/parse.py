@@ -1,0 +1,202 @@
+"""Stage 1, parse: source text -> ``ast.Module``, behind limits, never a host crash.
+
+Input decisions:
+
+- ``str`` is parsed as is; ``bytes`` are decoded as strict UTF-8 (a leading BOM is dropped;
+  PEP 263 coding cookies are NOT honoured: the text is UTF-8 or it is refused with P002);
+  anything else is refused with P001.
+- Empty or blank code is valid, like ``exec("")``: an empty module whose value is ``None``.
+- Parsing is in ``exec`` mode; the last expression statement stays in the tree because it is
+  how ``safe_eval`` returns a value.
+
+Parser bombs: the text length is checked first (a 50 MB string costs nothing), then NUL bytes
+and lone surrogates (which ``ast.parse`` cannot encode) are found with C-speed searches. CPython's
+parser itself refuses more than 200 nested brackets ("too many nested parentheses") and 100
+indentation levels in well under a millisecond, and raises ``RecursionError``/``MemoryError``
+(cleanly, from C) on very long operator chains; those become P007 diagnostics. After
+``ast.parse``, one iterative walk (no recursion, so no depth can overflow it) counts nodes and
+measures depth, refusing trees deeper than ``max_depth``: every later recursive walker (scrub,
+the interpreter's compiler) may rely on ``depth <= max_depth``. The same walk returns the nodes
+in pre-order so ``restrict`` can check them without walking the tree again.
+
+Codes:
+
+====  ======================  ==========================================================
+P001  not-source              code is not ``str`` or ``bytes``
+P002  invalid-encoding        ``bytes`` that are not valid UTF-8
+P003  null-byte               a NUL character in the text
+P004  lone-surrogate          a lone surrogate code point (``"\\ud800"`` as a character)
+P005  source-too-long         more than ``max_chars`` characters
+P006  syntax-error            ``SyntaxError``/``IndentationError`` with its position
+P007  nesting-too-deep        nesting beyond the parser's or our ``max_depth`` limit
+P008  too-many-nodes          more than ``max_nodes`` AST nodes
+====  ======================  ==========================================================
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from safe_eval.diagnostics import Diagnostic
+
+__all__ = ["DEFAULT_PARSE_LIMITS", "ParseLimits", "Parsed", "decode_source", "parse"]
+
+
+@dataclass(frozen=True, slots=True)
+class ParseLimits:
+    """Static size limits. Defaults are far above LLM-written code (HumanEval's largest
+    solution: 2 KB, depth 20, 218 nodes) and low enough that a bomb is refused in < 100 ms."""
+
+    max_chars: int = 100_000
+    max_depth: int = 100
+    max_nodes: int = 50_000
+
+
+DEFAULT_PARSE_LIMITS = ParseLimits()
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Parsed:
+    """A parsed module: the text, its tree and every node in pre-order (operator and
+    expression-context singletons left out)."""
+
+    source: str
+    tree: ast.Module
+    nodes: tuple[ast.AST, ...]
+
+
+# Operators and contexts are shared singletons in CPython's AST: never worth visiting.
+_LEAF_TYPES = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _diag(code: str, name: str, message: str, hint: str, line: int = 1, col: int = 1,
+          end_line: int | None = None, end_col: int | None = None) -> Diagnostic:
+    return Diagnostic(code, name, message, line, col, end_line or line,
+                      end_col if end_col is not None else col + 1, "parse", hint)
+
+
+def _position(text: str, index: int) -> tuple[int, int]:
+    """1-based (line, col) of a character index."""
+    line = text.count("\n", 0, index) + 1
+    col = index - (text.rfind("\n", 0, index) + 1) + 1
+    return line, col
+
+
+def decode_source(source: Any) -> str | Diagnostic:
+    """The source as ``str``, or the diagnostic saying why it cannot be one."""
+    if isinstance(source, str):
+        return source
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        raw = bytes(source)
+        try:
+            return raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line, col = _position(raw[: exc.start].decode("utf-8", "replace"), exc.start)
+            return _diag("P002", "invalid-encoding",
+                         f"code is not valid UTF-8 (byte {exc.start}: {exc.reason})",
+                         "send the code as a str, or as UTF-8 encoded bytes", line, col)
+    return _diag("P001", "not-source", f"code must be a str, not {type(source).__name__}",
+                  "pass the Python source text as a str")
+
+
+def _check_text(text: str, limits: ParseLimits) -> Diagnostic | None:
+    if len(text) > limits.max_chars:
+        return _diag("P005", "source-too-long",
+                     f"code is {len(text)} characters long; the limit is {limits.max_chars}",
+                     "send shorter code: split the work into several smaller snippets")
+    nul = text.find("\0")
+    if nul >= 0:
+        line, col = _position(text, nul)
+        return _diag("P003", "null-byte", "code contains a NUL character",
+                     "remove the NUL character; write '\\0' inside a string literal instead", line, col)
+    match = _SURROGATE.search(text)
+    if match is not None:
+        line, col = _position(text, match.start())
+        return _diag("P004", "lone-surrogate",
+                     f"code contains the lone surrogate U+{ord(match.group()):04X}",
+                     "write surrogates as escapes inside string literals ('\\ud800')", line, col)
+    return None
+
+
+def _syntax_diag(exc: SyntaxError) -> Diagnostic:
+    message = exc.msg or "invalid syntax"
+    line = exc.lineno or 1
+    col = exc.offset or 1
+    end_line = getattr(exc, "end_lineno", None) or line
+    end_col = getattr(exc, "end_offset", None) or col + 1
+    if end_line == line and end_col <= col:
+        end_col = col + 1
+    if "too many nested" in message or "too many levels of indentation" in message:
+        return _diag("P007", "nesting-too-deep", message,
+                     "flatten the code: use intermediate variables or helper functions", line, col)
+    hint = "fix the syntax error; the code must be valid Python 3.11"
+    if isinstance(exc, IndentationError):
+        hint = "indent consistently with 4 spaces; a block needs at least one statement"
+    return _diag("P006", "syntax-error", message, hint, line, col, end_line, end_col)
+
+
+def _walk(tree: ast.Module, limits: ParseLimits) -> tuple[list[ast.AST], Diagnostic | None]:
+    """Pre-order nodes, iteratively; stops at the first node beyond the depth or count limit."""
+    out: list[ast.AST] = []
+    append = out.append
+    stack: list[tuple[ast.AST, int]] = [(tree, 1)]
+    pop, push = stack.pop, stack.append
+    max_depth, max_nodes = limits.max_depth, limits.max_nodes
+    leaf, node_type = _LEAF_TYPES, ast.AST
+    while stack:
+        node, depth = pop()
+        if depth > max_depth:
+            line, col = getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1
+            return out, _diag("P007", "nesting-too-deep",
+                              f"code is nested more than {max_depth} levels deep",
+                              "flatten the code: use intermediate variables, loops or helper functions",
+                              line, col)
+        append(node)
+        if len(out) > max_nodes:
+            return out, _diag("P008", "too-many-nodes",
+                              f"code has more than {max_nodes} syntax nodes",
+                              "send shorter code: split the work into several smaller snippets")
+        depth += 1
+        children = []
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, node_type) and not isinstance(item, leaf):
+                        children.append(item)
+            elif isinstance(value, node_type) and not isinstance(value, leaf):
+                children.append(value)
+        # reversed so the stack pops children in source order: nodes come out in pre-order
+        for child in reversed(children):
+            push((child, depth))
+    return out, None
+
+
+def parse(source: Any, filename: str = "<safe-eval>",
+          limits: ParseLimits = DEFAULT_PARSE_LIMITS) -> tuple[Parsed | None, list[Diagnostic]]:
+    """Parse guest code. Returns the parsed module, or None and the diagnostics saying why not.
+    Never raises for any input."""
+    text = decode_source(source)
+    if isinstance(text, Diagnostic):
+        return None, [text]
+    problem = _check_text(text, limits)
+    if problem is not None:
+        return None, [problem]
+    try:
+        tree = ast.parse(text, filename, "exec")
+    except SyntaxError as exc:
+        return None, [_syntax_diag(exc)]
+    except (RecursionError, MemoryError):
+        # CPython refuses very long operator chains this way, from C, before harm is done.
+        return None, [_diag("P007", "nesting-too-deep", "code is too deeply nested for the parser",
+                            "flatten the code: use intermediate variables, loops or helper functions")]
+    except ValueError as exc:  # defensive: older CPythons reported some bad text this way
+        return None, [_diag("P006", "syntax-error", str(exc), "fix the code; it must be valid Python")]
+    nodes, problem = _walk(tree, limits)
+    if problem is not None:
+        return None, [problem]
+    return Parsed(text, tree, tuple(nodes)), []
