@@ -1,15 +1,56 @@
-"""Policies: what guest code may import, which tools it may call with which arguments, its limits."""
+"""Policies: what guest code may import, which tools it may call with which arguments, its limits.
 
+    resolve_policy(None | Policy | "default" | "strict" | "agent" | "path/to/x.policy") -> Policy
+    parse_policy(text, filename) / load_policy(path) / render_policy(policy) / describe_policy(policy)
+    Policy(name, imports, limits, tools).decide(tool, args, kwargs, fn) -> Decision
+    call_tool(name, fn, args, kwargs)        (safe_eval.policy.enforce) the run-time gate
+
+See ``dsl.py`` for the language, ``rules.py`` for how rules match, ``model.py`` for the model.
+"""
+
+from __future__ import annotations
+
+import os
+
+from safe_eval.policy.conditions import Condition, Equals, InRange, IsType, LenRange, Matches, OneOf
+from safe_eval.policy.dsl import parse_policy
+from safe_eval.policy.files import SHIPPED, load_policy, resolve_name_or_path, shipped_policy
 from safe_eval.policy.model import Decision, Policy, default_policy
+from safe_eval.policy.render import describe_policy, render_policy
+from safe_eval.policy.rules import Arg, ToolRule, allow, deny
 
-__all__ = ["Decision", "Policy", "default_policy", "resolve_policy"]
+__all__ = [
+    "SHIPPED",
+    "Arg",
+    "Condition",
+    "Decision",
+    "Equals",
+    "InRange",
+    "IsType",
+    "LenRange",
+    "Matches",
+    "OneOf",
+    "Policy",
+    "ToolRule",
+    "allow",
+    "default_policy",
+    "deny",
+    "describe_policy",
+    "load_policy",
+    "parse_policy",
+    "render_policy",
+    "resolve_policy",
+    "shipped_policy",
+]
 
 
 def resolve_policy(policy: object = None) -> Policy:
-    """A Policy from what a caller passes: None (the shipped default), a Policy, or (once the
-    policy DSL lands) a shipped policy name or a path to a policy file."""
+    """A Policy from what a caller passes: None (the shipped default), a Policy, a shipped
+    policy name ("default", "strict", "agent") or a path to a ``.policy`` file."""
     if policy is None:
         return default_policy()
     if isinstance(policy, Policy):
         return policy
+    if isinstance(policy, str | os.PathLike):
+        return resolve_name_or_path(policy)
     raise TypeError(f"policy must be a Policy, a policy name or a path, not {type(policy).__name__}")

@@ -1,52 +1,220 @@
-"""The policy model (PLACEHOLDER: the policy issue replaces this with the full model + DSL).
+"""The policy model: a frozen, hashable value (it keys the program cache).
 
-Interface the rest of safe-eval relies on:
+    Policy(name, imports: frozenset[str], limits: Limits, tools: tuple[ToolRule, ...])
+    Policy.decide(tool, args, kwargs, fn=None) -> Decision      run-time check of one tool call
+    Policy.with_limits(...) / Policy.replace(...)                 modified copies
+    default_policy() -> Policy                                    the shipped ``default`` policy
 
-    Policy.imports: frozenset[str]           modules the guest may import
-    Policy.limits: Limits                    the resource limits
-    Policy.tools: tuple[ToolRule, ...]       ordered allow/deny rules (empty: env callables are granted)
-    Policy.decide(tool, args, kwargs, fn) -> Decision      run-time check of one tool call
-    default_policy() -> Policy               the shipped ``default`` policy
+Built from the DSL (``parse_policy``/``load_policy``) or directly::
+
+    Policy(name="agent", imports={"math", "re"}, limits=Limits(time=1.0),
+           tools=[allow("search", Arg("query", IsType("str"))), deny("delete_*")])
+
+Deny by default: ``Policy()`` imports nothing; a policy with tool rules denies every call no
+allow rule matches; a policy without tool rules grants the callables the caller put in env.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from safe_eval.errors import PolicyError
 from safe_eval.limits.model import Limits
+from safe_eval.policy.binding import BindError, binder_for
+from safe_eval.policy.curated import curated
+from safe_eval.policy.rules import Decision, ToolRule
 
-DEFAULT_IMPORTS = frozenset(
-    "math cmath re json string itertools functools operator collections heapq bisect statistics "
-    "fractions decimal datetime random copy typing dataclasses enum abc contextlib textwrap time "
-    "hashlib base64 uuid asyncio".split()
-)
+__all__ = ["Decision", "Policy", "default_policy", "denied_by"]
 
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    allowed: bool
-    message: str = ""
-    rule: Any = None
-    raise_to_guest: bool = False
+_GRANTED = Decision(True, "the policy has no tool rules: the callables passed in env are granted")
+_CACHE_LIMIT = 1024
 
 
 @dataclass(frozen=True, slots=True)
 class Policy:
     name: str = "custom"
-    imports: frozenset[str] = DEFAULT_IMPORTS
+    imports: frozenset[str] = frozenset()
     limits: Limits = field(default_factory=Limits)
-    tools: tuple[Any, ...] = ()
+    tools: tuple[ToolRule, ...] = ()
+    # tool name -> the rules whose pattern matches it, in order (filled lazily; not part of
+    # the value: two equal policies share their behaviour, not their caches)
+    _by_tool: dict[str, tuple[ToolRule, ...]] = field(
+        init=False, repr=False, compare=False, hash=False, default_factory=dict
+    )
+    _hash: int = field(init=False, repr=False, compare=False, hash=False, default=0)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise PolicyError(f"a policy name must be a non-empty string, got {self.name!r}")
+        imports = _imports(self.imports)
+        limits = self.limits
+        if isinstance(limits, Mapping):
+            limits = _limits(Limits(), limits)
+        if not isinstance(limits, Limits):
+            raise PolicyError(f"limits must be a Limits (or a dict of fields), got {type(limits).__name__}")
+        tools = tuple(self.tools)
+        for rule in tools:
+            if not isinstance(rule, ToolRule):
+                raise PolicyError(f"tools must be ToolRule values (allow(...)/deny(...)), got {rule!r}")
+        object.__setattr__(self, "imports", imports)
+        object.__setattr__(self, "limits", limits)
+        object.__setattr__(self, "tools", tools)
+        object.__setattr__(self, "_hash", hash((self.name, imports, limits, tools)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    # Deciding tool calls
 
     def decide(
-        self, tool: str, args: tuple[Any, ...], kwargs: Mapping[str, Any], fn: Callable[..., Any] | None = None
+        self,
+        tool: str,
+        args: tuple[Any, ...],
+        kwargs: Mapping[str, Any],
+        fn: Callable[..., Any] | None = None,
     ) -> Decision:
-        return Decision(True)
+        """Whether calling ``tool`` (the env name) with these arguments is allowed. ``fn`` is
+        the callable, whose signature binds positional arguments to parameter names."""
+        if not self.tools:
+            return _GRANTED
+        rules = self._by_tool.get(tool)
+        if rules is None:
+            rules = self.rules_for(tool)
+        bound: dict[str, Any] | None = None
+        if fn is not None and any(r.args for r in rules):
+            binder = binder_for(fn)
+            if binder is not None:
+                try:
+                    bound = binder(args, kwargs)
+                except BindError as exc:
+                    return _unbindable(tool, exc)
+        for rule in rules:
+            if rule.match(args, kwargs, bound):
+                return rule.allowed if rule.action == "allow" else denied_by(tool, rule)
+        return self.explain(tool, args, kwargs, bound, rules)
+
+    def rules_for(self, tool: str) -> tuple[ToolRule, ...]:
+        """The rules whose tool pattern matches ``tool``, in order (cached per name)."""
+        rules = tuple(r for r in self.tools if r.glob.fullmatch(tool))
+        if len(self._by_tool) >= _CACHE_LIMIT:
+            self._by_tool.clear()
+        self._by_tool[tool] = rules
+        return rules
+
+    def explain(
+        self,
+        tool: str,
+        args: tuple[Any, ...],
+        kwargs: Mapping[str, Any],
+        bound: dict[str, Any] | None,
+        rules: tuple[ToolRule, ...],
+    ) -> Decision:
+        """The denial of a call no rule matched, with the reason a model can act on."""
+        allows = [r for r in rules if r.action == "allow"]
+        if not allows:
+            names = self.allowed_tools()
+            listed = ", ".join(names) if names else "none"
+            return Decision(
+                False,
+                f"`{tool}` is not an allowed tool; allowed tools: {listed}",
+                None,
+                False,
+                "T003",
+                f"call only these tools: {listed}",
+            )
+        reason = allows[0].failure(tool, args, kwargs, bound) or f"`{tool}` call not allowed"
+        forms = "; ".join(f"{tool}{r.render_args()}" for r in allows)
+        return Decision(
+            False, f"`{tool}` call denied: {reason}", None, False, "T004", f"allowed calls: {forms}"
+        )
+
+    def allowed_tools(self, names: Iterable[str] | None = None) -> list[str]:
+        """Tool names an allow rule may permit: among ``names`` (the env) when given, else the
+        patterns of the allow rules. A tool denied outright by an earlier ``deny t(*)`` is left out."""
+        if names is None:
+            out = [r.tool for r in self.tools if r.action == "allow"]
+            return list(dict.fromkeys(out))
+        result = []
+        for name in names:
+            for rule in self.rules_for(name):
+                if rule.action == "allow":
+                    result.append(name)
+                    break
+                if rule.args is None:
+                    break
+        return result
+
+    # Imports
+
+    def allows_import(self, module: str) -> bool:
+        """Whether the guest may import ``module``: a curated module the policy names, or a
+        curated submodule of one it names (``collections.abc`` with ``collections``)."""
+        if module in self.imports:
+            return True
+        parent = module.rpartition(".")[0]
+        return bool(parent) and parent in self.imports and module in curated()
+
+    # Modified copies
+
+    def replace(self, **changes: Any) -> Policy:
+        """A copy with some fields replaced (``name``, ``imports``, ``limits``, ``tools``)."""
+        unknown = sorted(set(changes) - {"name", "imports", "limits", "tools"})
+        if unknown:
+            raise TypeError(f"unknown Policy field(s): {', '.join(unknown)}")
+        return dataclasses.replace(self, **changes)
+
+    def with_limits(self, limits: Limits | Mapping[str, Any] | None = None, **fields: Any) -> Policy:
+        """A copy whose limits have the given fields overridden: ``p.with_limits(time=1.0)``."""
+        new = self.limits
+        if isinstance(limits, Limits):
+            new = limits
+        elif limits is not None:
+            new = _limits(new, limits)
+        if fields:
+            new = _limits(new, fields)
+        return dataclasses.replace(self, limits=new)
 
 
-_DEFAULT = Policy(name="default")
+def _imports(value: Any) -> frozenset[str]:
+    if isinstance(value, str):
+        raise PolicyError(f"imports must be a collection of module names, not the string {value!r}")
+    names = frozenset(value)
+    allowed = curated()
+    unknown = sorted(n for n in names if n not in allowed)
+    if unknown:
+        raise PolicyError(
+            f"cannot allow import of {', '.join(map(repr, unknown))}: not a curated module; "
+            f"curated modules: {', '.join(sorted(allowed))}"
+        )
+    return names
+
+
+def _limits(base: Limits, fields: Mapping[str, Any]) -> Limits:
+    try:
+        return base.merged(dict(fields))
+    except (TypeError, ValueError) as exc:
+        raise PolicyError(str(exc)) from None
+
+
+def denied_by(tool: str, rule: ToolRule) -> Decision:
+    """The denial of calling ``tool`` by the deny rule ``rule``."""
+    reason = rule.message or f"by the rule `{rule.render()}`"
+    code = "T003" if rule.args is None else "T004"
+    return Decision(False, f"calling `{tool}` is denied ({reason})", rule, rule.raise_to_guest, code)
+
+
+def _unbindable(tool: str, exc: BindError) -> Decision:
+    # the call would fail with a TypeError anyway: say so, and let the guest catch it
+    return Decision(
+        False, f"`{tool}` called with arguments that do not fit its signature: {exc}", None, True, "T004"
+    )
 
 
 def default_policy() -> Policy:
-    return _DEFAULT
+    """The shipped ``default`` policy (parsed once)."""
+    from safe_eval.policy.files import shipped_policy  # the DSL needs this module first
+
+    return shipped_policy("default")

@@ -1,0 +1,291 @@
+"""Argument conditions of tool rules: each a frozen, hashable value with a compiled predicate.
+
+    IsType("list[int]")        name: list[int]          typeguard, every item checked
+    Equals("read")             name == "read"           (negate=True: !=)
+    OneOf({"a", "b"})          name in {"a", "b"}       (negate=True: not in)
+    InRange(1, 50)             name in 1..50            a real number, bounds inclusive, either open
+    Matches(r"data/\\w+")      name matches r"..."      the WHOLE string (re.fullmatch)
+    LenRange(1, 100)           name len 1..100          str, bytes, list, tuple, dict, set, frozenset
+
+Predicates never trust a guest object's own methods: equality and membership compare only
+plain values of the literal's kind (a guest object whose ``__eq__`` always says True matches
+nothing), ``matches`` needs a real ``str``, ``len`` uses the builtin type's length.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from safe_eval.errors import PolicyError
+from safe_eval.policy._text import quote, render_literal, render_number
+from safe_eval.policy.types import compile_type, resolve_type
+
+__all__ = ["Condition", "Equals", "InRange", "IsType", "LenRange", "Matches", "OneOf", "Predicate"]
+
+Predicate = Callable[[Any], bool]
+
+_NUMBER_TYPES = (int, float)
+_SIZED = (str, bytes, list, tuple, dict, set, frozenset)
+
+
+def _kind(value: Any) -> str | None:
+    """Which literal family a plain value belongs to (None: not a plain value)."""
+    t = type(value)
+    if t is str:
+        return "str"
+    if t is bool:
+        return "bool"
+    if t is int or t is float:
+        return "number"
+    if value is None:
+        return "none"
+    return None
+
+
+def _check_literal(value: Any) -> None:
+    if _kind(value) is None:
+        raise PolicyError(f"{value!r} is not a policy literal (str, int, float, bool or None)")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise PolicyError(f"{value!r} is not a finite number")
+
+
+def _set_compiled(obj: object, predicate: Predicate) -> None:
+    object.__setattr__(obj, "predicate", predicate)
+
+
+class Condition:
+    """One condition on one argument value."""
+
+    __slots__ = ()
+    predicate: Predicate
+
+    def render(self) -> str:
+        raise NotImplementedError
+
+    def failure(self, value: Any) -> str:
+        """Why ``value`` fails this condition, written for a model."""
+        raise NotImplementedError
+
+
+@dataclass(frozen=True, slots=True)
+class IsType(Condition):
+    """``name: T``: the value conforms to type ``T`` (text, resolved against an allowlist)."""
+
+    text: str
+    predicate: Predicate = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        canonical, hint = resolve_type(self.text)
+        object.__setattr__(self, "text", canonical)
+        _set_compiled(self, compile_type(hint))
+
+    def render(self) -> str:
+        return f": {self.text}"
+
+    def failure(self, value: Any) -> str:
+        return f"must be of type {self.text}, got {type(value).__name__}"
+
+
+@dataclass(frozen=True, slots=True)
+class Equals(Condition):
+    """``name == v`` (or ``!=`` with ``negate``): plain values of the literal's kind only."""
+
+    value: Any
+    negate: bool = False
+    predicate: Predicate = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        _check_literal(self.value)
+        expected, kind, negate = self.value, _kind(self.value), self.negate
+
+        def equals(value: Any) -> bool:
+            same = _kind(value) == kind and value == expected
+            return same != negate
+
+        _set_compiled(self, equals)
+
+    def render(self) -> str:
+        return f"{'!=' if self.negate else '=='} {render_literal(self.value)}"
+
+    def failure(self, value: Any) -> str:
+        verb = "must not be" if self.negate else "must be"
+        return f"{verb} {render_literal(self.value)}, got {_show(value)}"
+
+
+@dataclass(frozen=True, slots=True)
+class OneOf(Condition):
+    """``name in {a, b}`` (or ``not in``): plain values of the literals' kinds only."""
+
+    values: frozenset[Any]
+    negate: bool = False
+    predicate: Predicate = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        values = frozenset(self.values) if not isinstance(self.values, frozenset) else self.values
+        if not values:
+            raise PolicyError("`in {...}` needs at least one value")
+        for v in values:
+            _check_literal(v)
+        object.__setattr__(self, "values", values)
+        keyed = frozenset((_kind(v), v) for v in values)
+        negate = self.negate
+
+        def one_of(value: Any) -> bool:
+            kind = _kind(value)
+            return (kind is not None and (kind, value) in keyed) != negate
+
+        _set_compiled(self, one_of)
+
+    def sorted_values(self) -> list[Any]:
+        return sorted(self.values, key=lambda v: (str(_kind(v)), render_literal(v)))
+
+    def render(self) -> str:
+        items = ", ".join(render_literal(v) for v in self.sorted_values())
+        return f"{'not in' if self.negate else 'in'} {{{items}}}"
+
+    def failure(self, value: Any) -> str:
+        items = ", ".join(render_literal(v) for v in self.sorted_values())
+        verb = "must not be one of" if self.negate else "must be one of"
+        return f"{verb} {items}, got {_show(value)}"
+
+
+def _check_bounds(lo: int | float | None, hi: int | float | None, what: str) -> None:
+    for b in (lo, hi):
+        if b is not None and (type(b) not in _NUMBER_TYPES or not math.isfinite(b)):
+            raise PolicyError(f"{what} bounds must be finite numbers, got {b!r}")
+    if lo is None and hi is None:
+        raise PolicyError(f"{what} needs at least one bound, e.g. 1..50, ..50 or 1..")
+    if lo is not None and hi is not None and lo > hi:
+        raise PolicyError(
+            f"empty {what} {render_number(lo)}..{render_number(hi)}: the lower bound is above the upper"
+        )
+
+
+def _render_range(lo: int | float | None, hi: int | float | None) -> str:
+    left = "" if lo is None else render_number(lo)
+    right = "" if hi is None else render_number(hi)
+    return f"{left}..{right}"
+
+
+@dataclass(frozen=True, slots=True)
+class InRange(Condition):
+    """``name in lo..hi``: an int or float (not bool) within inclusive bounds (None: open)."""
+
+    low: int | float | None = None
+    high: int | float | None = None
+    predicate: Predicate = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        _check_bounds(self.low, self.high, "range")
+        lo = -math.inf if self.low is None else self.low
+        hi = math.inf if self.high is None else self.high
+
+        def in_range(value: Any) -> bool:
+            return type(value) in _NUMBER_TYPES and lo <= value <= hi
+
+        _set_compiled(self, in_range)
+
+    def render(self) -> str:
+        return f"in {_render_range(self.low, self.high)}"
+
+    def failure(self, value: Any) -> str:
+        return f"must be a number in {_render_range(self.low, self.high)}, got {_show(value)}"
+
+
+@dataclass(frozen=True, slots=True)
+class LenRange(Condition):
+    """``name len lo..hi``: a str/bytes/list/tuple/dict/set/frozenset of bounded length."""
+
+    low: int | None = None
+    high: int | None = None
+    predicate: Predicate = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        _check_bounds(self.low, self.high, "length range")
+        for b in (self.low, self.high):
+            if b is not None and (type(b) is not int or b < 0):
+                raise PolicyError(f"length bounds must be whole numbers >= 0, got {b!r}")
+        lo = 0 if self.low is None else self.low
+        hi = math.inf if self.high is None else self.high
+
+        def len_range(value: Any) -> bool:
+            n = _length(value)
+            return n is not None and lo <= n <= hi
+
+        _set_compiled(self, len_range)
+
+    def render(self) -> str:
+        return f"len {_render_range(self.low, self.high)}"
+
+    def failure(self, value: Any) -> str:
+        n = _length(value)
+        got = f"length {n}" if n is not None else f"a {type(value).__name__} without a length"
+        return f"must have length {_render_range(self.low, self.high)}, got {got}"
+
+
+def _length(value: Any) -> int | None:
+    # the builtin type's __len__, not an override a guest subclass may define
+    for t in _SIZED:
+        if isinstance(value, t):
+            n: int = t.__len__(value)  # type: ignore[arg-type]  # any of the sized types
+            return n
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Matches(Condition):
+    """``name matches r"..."`` (or ``not matches``): a ``str`` the pattern matches WHOLLY."""
+
+    pattern: str
+    negate: bool = False
+    predicate: Predicate = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        try:
+            regex = re.compile(self.pattern)
+        except re.error as exc:
+            raise PolicyError(f"invalid regular expression {quote(self.pattern)}: {exc}") from None
+        full, negate = regex.fullmatch, self.negate
+
+        def matches(value: Any) -> bool:
+            return type(value) is str and (full(value) is not None) != negate
+
+        _set_compiled(self, matches)
+
+    def render(self) -> str:
+        return f"{'not matches' if self.negate else 'matches'} {quote(self.pattern)}"
+
+    def failure(self, value: Any) -> str:
+        if type(value) is not str:
+            return f"must be a str matching {quote(self.pattern)}, got {type(value).__name__}"
+        verb = "must not match" if self.negate else "must match"
+        return f"{verb} {quote(self.pattern)}, got {_show(value)}"
+
+
+def _show(value: Any) -> str:
+    """A short rendering of an argument value for a denial message (never a guest repr)."""
+    if _kind(value) is None:
+        return f"a {type(value).__name__}"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def combine(conditions: Iterable[Condition]) -> Predicate:
+    """One predicate that holds when every condition holds."""
+    preds = tuple(c.predicate for c in conditions)
+    if not preds:
+        return lambda value: True
+    if len(preds) == 1:
+        return preds[0]
+
+    def all_hold(value: Any) -> bool:
+        for p in preds:
+            if not p(value):
+                return False
+        return True
+
+    return all_hold
