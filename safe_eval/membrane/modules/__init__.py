@@ -1,18 +1,149 @@
-"""Curated module wrappers (PLACEHOLDER: the membrane issue replaces this with wrappers)."""
+"""Curated module wrappers: what ``import x`` gives guest code.
+
+    import_module(name, policy) -> CuratedModule
+
+A module is importable only when it is curated here (``CURATED``) AND the policy names it in
+``policy.imports`` (a dotted name such as ``collections.abc`` is allowed when it or its parent
+is named). Anything else raises a guest-visible ``ImportError`` whose message lists what is
+allowed, so a model can fix its code.
+
+Each curated module is one file in this package exporting ``build() -> dict[str, Any]``: the
+allowlist of names the guest sees. Files load lazily on first import and the wrapper is cached
+(files setting ``PER_RUN = True``, e.g. ``random`` whose state must not be shared between
+evaluations, build one wrapper per evaluation). When the limits package provides
+``safe_eval.limits.guards.GUARDED_MODULE_ATTRS``, its guarded callables replace ours.
+"""
 
 from __future__ import annotations
 
 import importlib
+import threading
 from typing import Any
 
-_ALLOWED = frozenset(
-    "math cmath re json string itertools functools operator collections heapq bisect statistics "
-    "fractions decimal datetime random copy typing dataclasses enum abc contextlib textwrap time "
-    "hashlib base64 uuid asyncio".split()
-)
+from safe_eval.membrane.modules._module import CuratedModule
+
+__all__ = ["CURATED", "CuratedModule", "import_module", "register_subclassable", "is_curated_module"]
+
+# module name -> file in this package implementing it
+_FILES: dict[str, str] = {
+    "math": "math",
+    "cmath": "cmath",
+    "re": "re",
+    "json": "json",
+    "string": "string",
+    "itertools": "itertools",
+    "functools": "functools",
+    "operator": "operator",
+    "collections": "collections",
+    "collections.abc": "collections_abc",
+    "heapq": "heapq",
+    "bisect": "bisect",
+    "statistics": "statistics",
+    "fractions": "fractions",
+    "decimal": "decimal",
+    "datetime": "datetime",
+    "random": "random",
+    "copy": "copy",
+    "typing": "typing",
+    "dataclasses": "dataclasses",
+    "enum": "enum",
+    "abc": "abc",
+    "contextlib": "contextlib",
+    "textwrap": "textwrap",
+    "time": "time",
+    "hashlib": "hashlib",
+    "base64": "base64",
+    "uuid": "uuid",
+    "asyncio": "asyncio",
+}
+
+CURATED: frozenset[str] = frozenset(_FILES)
+
+_cache: dict[str, CuratedModule] = {}
+_lock = threading.Lock()
 
 
-def import_module(name: str, policy: Any = None) -> Any:
-    if name not in _ALLOWED:
-        raise ImportError(f"import of '{name}' is not allowed")
-    return importlib.import_module(name)
+def _not_allowed(name: str, allowed: frozenset[str]) -> ImportError:
+    names = ", ".join(sorted(allowed)) or "none"
+    return ImportError(f"import of '{name}' is not allowed (allowed modules: {names})")
+
+
+def _permitted(name: str, imports: frozenset[str]) -> bool:
+    if name in imports:
+        return True
+    parent = name.rpartition(".")[0]
+    return bool(parent) and parent in imports
+
+
+def _policy_imports(policy: Any) -> frozenset[str]:
+    if policy is None:
+        from safe_eval.context import current_context
+
+        ctx = current_context()
+        policy = ctx.policy if ctx is not None else None
+    if policy is None:
+        from safe_eval.policy.model import default_policy
+
+        policy = default_policy()
+    return frozenset(getattr(policy, "imports", ()))
+
+
+def import_module(name: str, policy: Any = None) -> CuratedModule:
+    """The curated wrapper of ``name`` if ``policy`` allows it, else a guest-visible ImportError."""
+    imports = _policy_imports(policy)
+    if not isinstance(name, str) or name not in CURATED or not _permitted(name, imports):
+        raise _not_allowed(str(name), frozenset(n for n in CURATED if _permitted(n, imports)))
+    cached = _cache.get(name)
+    if cached is not None:
+        return cached
+    impl = importlib.import_module(f"{__name__}.{_FILES[name]}")
+    if getattr(impl, "PER_RUN", False):
+        return _per_run(name, impl)
+    with _lock:
+        cached = _cache.get(name)
+        if cached is None:
+            cached = _cache[name] = CuratedModule(name, _merge_guards(name, impl.build()))
+    return cached
+
+
+def _per_run(name: str, impl: Any) -> CuratedModule:
+    """One wrapper per evaluation (kept in the run context), or a fresh one outside a run."""
+    from safe_eval.context import current_context
+
+    ctx = current_context()
+    key = f"safe_eval.module:{name}"
+    if ctx is not None and key in ctx.extra:
+        module: CuratedModule = ctx.extra[key]
+        return module
+    module = CuratedModule(name, _merge_guards(name, impl.build()))
+    if ctx is not None:
+        ctx.extra[key] = module
+    return module
+
+
+def _merge_guards(name: str, attrs: dict[str, Any]) -> dict[str, Any]:
+    """Use the limits package's guarded callables in place of ours where it has one."""
+    try:
+        from safe_eval.limits.guards import GUARDED_MODULE_ATTRS  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:
+        return attrs
+    for attr, guarded in GUARDED_MODULE_ATTRS.get(name, {}).items():
+        if attr in attrs:
+            attrs[attr] = guarded
+    return attrs
+
+
+def is_curated_module(value: object) -> bool:
+    return type(value) is CuratedModule
+
+
+def register_subclassable() -> None:
+    """Add the host classes guest classes may derive from (abc.ABC, enums, ...) to the
+    interpreter's ``SUBCLASSABLE`` set, when the interpreter provides one."""
+    from safe_eval.membrane.modules._subclassable import subclassable_classes
+
+    try:
+        from safe_eval.interpreter.classes import SUBCLASSABLE  # type: ignore[attr-defined,unused-ignore]
+    except ImportError:
+        return
+    SUBCLASSABLE.update(subclassable_classes())

@@ -1,0 +1,63 @@
+"""The curated module object handed to the guest in place of a host module.
+
+A ``CuratedModule`` is an immutable namespace over an allowlist: reading a name outside it
+raises ``AttributeError`` (every other attribute, dunders included, is refused by
+``__getattribute__`` itself, so the wrapper is safe even before the membrane's own rules),
+and writes or deletes are refused. It never holds or reveals the host module it curates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["CuratedModule"]
+
+
+class CuratedModule:
+    __slots__ = ("_se_name", "_se_attrs")
+
+    def __init__(self, name: str, attrs: Mapping[str, Any]) -> None:
+        object.__setattr__(self, "_se_name", name)
+        object.__setattr__(self, "_se_attrs", dict(attrs))
+
+    def __getattribute__(self, name: str) -> Any:
+        attrs: dict[str, Any] = object.__getattribute__(self, "_se_attrs")
+        try:
+            return attrs[name]
+        except KeyError:
+            pass
+        modname = object.__getattribute__(self, "_se_name")
+        # The message names the module only: no host object is attached to the error.
+        raise AttributeError(f"module '{modname}' has no attribute '{name}'")
+
+    def __setattr__(self, name: str, value: object) -> None:
+        modname = object.__getattribute__(self, "_se_name")
+        raise AttributeError(f"cannot set '{name}': module '{modname}' (curated) is read-only")
+
+    def __delattr__(self, name: str) -> None:
+        modname = object.__getattribute__(self, "_se_name")
+        raise AttributeError(f"cannot delete '{name}': module '{modname}' (curated) is read-only")
+
+    def __repr__(self) -> str:
+        return f"<module '{object.__getattribute__(self, '_se_name')}' (curated)>"
+
+    def __dir__(self) -> list[str]:
+        return sorted(object.__getattribute__(self, "_se_attrs"))
+
+    def __reduce_ex__(self, protocol: object) -> Any:
+        raise TypeError("curated modules cannot be pickled or copied")
+
+    def __safe_eval_getattr__(self, name: str) -> Any:
+        """The membrane's hook: a guest ``module.name`` read (the allowlist, nothing else)."""
+        return CuratedModule.__getattribute__(self, name)
+
+    # Host-side helpers (not reachable from the guest: ``__getattribute__`` refuses them).
+    @staticmethod
+    def name_of(module: CuratedModule) -> str:
+        name: str = object.__getattribute__(module, "_se_name")
+        return name
+
+    @staticmethod
+    def names_of(module: CuratedModule) -> frozenset[str]:
+        return frozenset(object.__getattribute__(module, "_se_attrs"))

@@ -1,0 +1,23 @@
+"""Curated ``collections``: the container classes (instances are plain data), a guest-safe
+``namedtuple`` (no exec) and the ``collections.abc`` wrapper as ``abc``."""
+
+from __future__ import annotations
+
+import collections
+from typing import Any
+
+from safe_eval.membrane.modules._namedtuple import namedtuple
+from safe_eval.membrane.modules._util import pick
+
+
+def build() -> dict[str, Any]:
+    from safe_eval.membrane.modules import CuratedModule
+    from safe_eval.membrane.modules._hosttypes import allow_all
+    from safe_eval.membrane.modules.collections_abc import build as build_abc
+
+    allow_all([collections.UserDict, collections.UserList, collections.UserString])
+    attrs = pick(collections, ["Counter", "defaultdict", "deque", "OrderedDict", "ChainMap",
+                               "UserDict", "UserList", "UserString"])
+    attrs["namedtuple"] = namedtuple
+    attrs["abc"] = CuratedModule("collections.abc", build_abc())
+    return attrs

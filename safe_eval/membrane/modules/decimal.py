@@ -1,0 +1,110 @@
+"""Curated ``decimal``.
+
+``Decimal`` itself is plain data, but its precision lives in a host context: an unbounded
+``getcontext().prec = 10**9`` makes the next division a memory and time bomb in C. The guest
+gets ``getcontext``/``localcontext``/``Context`` returning a ``GuestContext`` view whose
+``prec``/``Emax``/``Emin`` setters are capped (MAX_PREC). ``getcontext()`` edits the thread's
+decimal context as in CPython (documented divergence: it outlives the evaluation on that thread);
+``localcontext()`` restores it on exit.
+"""
+
+from __future__ import annotations
+
+import decimal
+from types import TracebackType
+from typing import Any
+
+from safe_eval.membrane.modules._util import pick
+
+MAX_PREC = 50_000
+MAX_EXP = 10**9
+
+CONSTANTS = ["Decimal", "DecimalException", "InvalidOperation", "DivisionByZero", "Inexact",
+             "Rounded", "Subnormal", "Overflow", "Underflow", "Clamped", "FloatOperation",
+             "ROUND_UP", "ROUND_DOWN", "ROUND_CEILING", "ROUND_FLOOR", "ROUND_HALF_UP",
+             "ROUND_HALF_DOWN", "ROUND_HALF_EVEN", "ROUND_05UP"]
+
+_SETTABLE = {"prec", "rounding", "Emin", "Emax", "capitals", "clamp"}
+
+
+def _check(name: str, value: Any) -> None:
+    if name == "prec" and isinstance(value, int) and value > MAX_PREC:
+        raise ValueError(f"decimal precision is limited to {MAX_PREC} digits in safe-eval")
+    if name in ("Emax", "Emin") and isinstance(value, int) and abs(value) > MAX_EXP:
+        raise ValueError(f"decimal exponent limits are capped at {MAX_EXP} in safe-eval")
+
+
+class GuestContext:
+    """A view of a host ``decimal.Context`` with capped setters."""
+
+    __slots__ = ("_ctx",)
+
+    def __init__(self, ctx: decimal.Context) -> None:
+        object.__setattr__(self, "_ctx", ctx)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):
+            raise AttributeError(name)
+        value = getattr(self._ctx, name)
+        if name in ("copy",):
+            return lambda: GuestContext(self._ctx.copy())
+        return value
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name not in _SETTABLE:
+            raise AttributeError(f"'Context' attribute '{name}' cannot be set in safe-eval")
+        _check(name, value)
+        setattr(self._ctx, name, value)
+
+    def __repr__(self) -> str:
+        return repr(self._ctx)
+
+
+def getcontext() -> GuestContext:
+    return GuestContext(decimal.getcontext())
+
+
+def Context(**kwargs: Any) -> GuestContext:
+    for name, value in kwargs.items():
+        _check(name, value)
+    return GuestContext(decimal.Context(**kwargs))
+
+
+class _LocalContext:
+    __slots__ = ("_saved", "_kwargs")
+
+    def __init__(self, kwargs: dict[str, Any]) -> None:
+        self._saved: decimal.Context | None = None
+        self._kwargs = kwargs
+
+    def __enter__(self) -> GuestContext:
+        self._saved = decimal.getcontext()
+        ctx = self._saved.copy()
+        for name, value in self._kwargs.items():
+            if name not in _SETTABLE:
+                raise TypeError(f"'{name}' is an invalid keyword argument for this function")
+            _check(name, value)
+            setattr(ctx, name, value)
+        decimal.setcontext(ctx)
+        return GuestContext(ctx)
+
+    def __exit__(self, typ: type[BaseException] | None, value: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        if self._saved is not None:
+            decimal.setcontext(self._saved)
+
+
+def localcontext(ctx: Any = None, **kwargs: Any) -> _LocalContext:
+    if ctx is not None:
+        if not isinstance(ctx, GuestContext):
+            raise TypeError("localcontext() argument must be a context")
+        base = object.__getattribute__(ctx, "_ctx")
+        kwargs = {"prec": base.prec, "rounding": base.rounding, "Emin": base.Emin,
+                  "Emax": base.Emax, **kwargs}
+    return _LocalContext(kwargs)
+
+
+def build() -> dict[str, Any]:
+    attrs = pick(decimal, CONSTANTS)
+    attrs.update(getcontext=getcontext, localcontext=localcontext, Context=Context)
+    return attrs

@@ -1,0 +1,94 @@
+"""Curated ``operator``.
+
+``attrgetter`` and ``methodcaller`` take attribute names as data (``attrgetter('__class__')``):
+ours resolve every name through the membrane's ``get_attr``, never raw ``getattr``. The
+arithmetic functions that can allocate a lot in one C call (``mul('a', 10**10)``, ``pow``,
+``lshift``) use the interpreter's guarded binary operators when the limits package has one.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Callable
+from typing import Any
+
+from safe_eval.limits.operators import guarded_binop
+
+SAFE = ["abs", "add", "and_", "concat", "contains", "countOf", "delitem", "eq", "floordiv", "ge",
+        "getitem", "gt", "iadd", "iand", "iconcat", "ifloordiv", "imatmul", "imod", "index",
+        "indexOf", "inv", "invert", "ior", "irshift", "is_", "is_not", "isub", "itemgetter",
+        "itruediv", "ixor", "le", "length_hint", "lt", "matmul", "mod", "ne", "neg", "not_",
+        "or_", "pos", "rshift", "setitem", "sub", "truediv", "truth", "xor"]
+
+# name -> (ast operator, in place?) for the functions whose result size the guest controls
+GUARDED: dict[str, tuple[type[ast.operator], bool]] = {
+    "mul": (ast.Mult, False), "imul": (ast.Mult, True),
+    "pow": (ast.Pow, False), "ipow": (ast.Pow, True),
+    "lshift": (ast.LShift, False), "ilshift": (ast.LShift, True),
+    "add": (ast.Add, False), "iadd": (ast.Add, True),
+}
+
+
+class attrgetter:
+    """``operator.attrgetter`` resolving each (dotted) name through the membrane."""
+
+    __slots__ = ("_paths",)
+
+    def __init__(self, attr: str, /, *attrs: str) -> None:
+        paths = []
+        for name in (attr, *attrs):
+            if not isinstance(name, str):
+                raise TypeError("attribute name must be a string")
+            paths.append(tuple(name.split(".")))
+        self._paths = tuple(paths)
+
+    def __call__(self, obj: Any, /) -> Any:
+        from safe_eval.membrane import get_attr
+
+        values = []
+        for path in self._paths:
+            value = obj
+            for name in path:
+                value = get_attr(value, name)
+            values.append(value)
+        return values[0] if len(values) == 1 else tuple(values)
+
+    def __repr__(self) -> str:
+        names = ", ".join(repr(".".join(p)) for p in self._paths)
+        return f"operator.attrgetter({names})"
+
+
+class methodcaller:
+    """``operator.methodcaller`` looking the method up through the membrane."""
+
+    __slots__ = ("_name", "_args", "_kwargs")
+
+    def __init__(self, name: str, /, *args: Any, **kwargs: Any) -> None:
+        if not isinstance(name, str):
+            raise TypeError("method name must be a string")
+        self._name = name
+        self._args = args
+        self._kwargs = kwargs
+
+    def __call__(self, obj: Any, /) -> Any:
+        from safe_eval.membrane import get_attr
+
+        return get_attr(obj, self._name)(*self._args, **self._kwargs)
+
+    def __repr__(self) -> str:
+        return f"operator.methodcaller({self._name!r}, ...)"
+
+
+def _guarded(name: str) -> Callable[..., Any]:
+    op_type, inplace = GUARDED[name]
+    fn = guarded_binop(op_type, inplace)
+    plain: Callable[..., Any] = getattr(operator, name)
+    return fn if fn is not None else plain
+
+
+def build() -> dict[str, Any]:
+    attrs: dict[str, Any] = {name: getattr(operator, name) for name in SAFE if hasattr(operator, name)}
+    attrs.update({name: _guarded(name) for name in GUARDED})
+    attrs.update(attrgetter=attrgetter, methodcaller=methodcaller)
+    return attrs
