@@ -1,0 +1,216 @@
+"""The public API: ``safe_eval``, ``safe_exec``, ``safe_callable`` and ``Evaluator``.
+
+    safe_eval(code, env=None, *, policy=None, limits=None) -> value of the last expression
+    safe_exec(code, env=None, *, policy=None, limits=None) -> the namespace (dict)
+    Evaluator(policy=None, limits=None).run(code, env) -> Result(value, stdout, ops, seconds)
+
+``env`` values enter through the membrane (``enter_value``); when ``env`` is a dict, top-level
+bindings the code makes (new or rebound) are written back, as ``exec(code, globals)`` does.
+Errors: ``PolicyViolation`` (static), ``GuestError`` (an exception the code did not catch),
+``LimitExceeded`` subclasses, ``InternalError``. A host mistake in the call itself (``env`` not
+a mapping, a non-str key) is a ``TypeError``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from safe_eval import membrane
+from safe_eval.context import RunContext
+from safe_eval.errors import GuestError
+from safe_eval.interpreter.compiler import CompiledModule, compile_module
+from safe_eval.interpreter.session import run_guarded
+from safe_eval.limits.budget import Budget
+from safe_eval.limits.model import Limits
+from safe_eval.pipeline.program import build_program
+from safe_eval.policy import Policy, resolve_policy
+
+__all__ = ["Evaluator", "Result", "safe_callable", "safe_eval", "safe_exec"]
+
+LimitsLike = Limits | Mapping[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """One evaluation: the value, the captured ``print`` output, operations and seconds used."""
+
+    value: Any
+    stdout: str
+    ops: int
+    seconds: float
+
+
+class Evaluator:
+    """Configuration (policy, limits, filename) plus an LRU of compiled programs, so
+    re-evaluating the same text skips parse, scrub, restrict, policy check and compile."""
+
+    def __init__(
+        self,
+        policy: Any = None,
+        limits: LimitsLike = None,
+        *,
+        filename: str = "<safe-eval>",
+        echo: bool = False,
+        audit: Callable[..., Any] | None = None,
+        cache_size: int = 256,
+    ) -> None:
+        self.policy: Policy = resolve_policy(policy)
+        self.limits: Limits = _merge(self.policy.limits, limits)
+        self.filename = filename
+        self.echo = echo
+        self.audit = audit
+        self.cache_size = cache_size
+        self._cache: OrderedDict[Any, CompiledModule] = OrderedDict()
+
+    # -- compiling -------------------------------------------------------------------------
+    def compile(self, code: Any, env_names: frozenset[str] = frozenset()) -> CompiledModule:
+        key = (code, env_names) if isinstance(code, str) else None
+        if key is not None:
+            hit = self._cache.get(key)
+            if hit is not None:
+                self._cache.move_to_end(key)
+                return hit
+        program = build_program(code, self.policy, self.filename, env_names=env_names)
+        compiled = program.compiled.get("module")
+        if compiled is None:
+            compiled = program.compiled["module"] = compile_module(
+                program.tree, program.source, program.filename, program.annotations)
+        if key is not None:
+            self._cache[key] = compiled
+            if len(self._cache) > self.cache_size:
+                self._cache.popitem(last=False)
+        return compiled
+
+    # -- running ---------------------------------------------------------------------------
+    def run(self, code: Any, env: Mapping[str, Any] | None = None, *, limits: LimitsLike = None) -> Result:
+        value, budget, seconds, _ = self._run(code, env, limits)
+        return Result(value, budget.stdout, budget.ops_used, seconds)
+
+    def eval(self, code: Any, env: Mapping[str, Any] | None = None, *, limits: LimitsLike = None) -> Any:
+        return self._run(code, env, limits)[0]
+
+    def exec(self, code: Any, env: Mapping[str, Any] | None = None, *,
+             limits: LimitsLike = None) -> dict[str, Any]:
+        return self._run(code, env, limits)[3]
+
+    def _run(self, code: Any, env: Mapping[str, Any] | None,
+             limits: LimitsLike) -> tuple[Any, Budget, float, dict[str, Any]]:
+        entered, g = self._enter(env)
+        compiled = self.compile(code, frozenset(entered) if entered else frozenset())
+        lim = self.limits if limits is None else _merge(self.limits, limits)
+        budget = Budget(lim, echo=self.echo)
+        ctx = RunContext(budget, self.policy, self.audit, self.run_nested, self.filename)
+        start = time.perf_counter()
+        try:
+            value = run_guarded(ctx, compiled.run, g, budget)
+        finally:
+            if isinstance(env, dict):
+                _write_back(env, entered, g)
+        return value, budget, time.perf_counter() - start, g
+
+    def _enter(self, env: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
+        if env is None:
+            return {}, {}
+        if not isinstance(env, Mapping):
+            raise TypeError(f"env must be a dict (or a mapping), not {type(env).__name__}")
+        policy = self.policy
+        enter = membrane.enter_value
+        entered: dict[str, Any] = {}
+        for k, v in env.items():
+            if not isinstance(k, str):
+                raise TypeError(f"env keys must be str, not {type(k).__name__}")
+            entered[k] = enter(v, policy)
+        return entered, dict(entered)
+
+    def run_nested(self, source: Any, mode: str = "exec", globals: dict[str, Any] | None = None) -> Any:
+        """Guest ``eval``/``exec`` of a string: the whole pipeline, the running budget."""
+        from safe_eval.context import current_context
+
+        ctx = current_context()
+        if ctx is None:
+            raise RuntimeError("run_nested outside an evaluation")
+        g = {} if globals is None else globals
+        compiled = self.compile(source, frozenset(g))
+        if mode == "eval":
+            if compiled.body is not None or compiled.last is None:
+                raise SyntaxError("eval() arg must be a single expression")
+            return compiled.run(g, ctx.budget)
+        compiled.run(g, ctx.budget)
+        return None
+
+
+def _merge(base: Limits, override: LimitsLike) -> Limits:
+    if override is None:
+        return base
+    if isinstance(override, Limits):
+        return override
+    if isinstance(override, Mapping):
+        return base.merged(dict(override))
+    raise TypeError(f"limits must be a Limits or a dict, not {type(override).__name__}")
+
+
+def _write_back(env: dict[str, Any], entered: dict[str, Any], g: dict[str, Any]) -> None:
+    for k, v in g.items():
+        if k not in entered or entered[k] is not v:
+            env[k] = v
+    for k in entered:
+        if k not in g:
+            env.pop(k, None)
+
+
+_EVALUATORS: dict[Any, Evaluator] = {}
+
+
+def _evaluator(policy: Any) -> Evaluator:
+    ev = _EVALUATORS.get(policy) if policy is None or isinstance(policy, (str, Policy)) else None
+    if ev is None:
+        ev = Evaluator(policy)
+        if policy is None or isinstance(policy, (str, Policy)):
+            if len(_EVALUATORS) > 64:
+                _EVALUATORS.clear()
+            _EVALUATORS[policy] = ev
+    return ev
+
+
+def safe_eval(code: Any, env: Mapping[str, Any] | None = None, *, policy: Any = None,
+              limits: LimitsLike = None) -> Any:
+    """Evaluate an expression or a block of statements; the value of the last expression
+    statement (else None). Top-level bindings are written back to ``env`` when it is a dict."""
+    return _evaluator(policy)._run(code, env, limits)[0]
+
+
+def safe_exec(code: Any, env: Mapping[str, Any] | None = None, *, policy: Any = None,
+              limits: LimitsLike = None) -> dict[str, Any]:
+    """Run a block of statements; returns the resulting namespace."""
+    return _evaluator(policy)._run(code, env, limits)[3]
+
+
+def safe_callable(code: Any, name: str | None = None, *, expected: Any = None, policy: Any = None,
+                  limits: LimitsLike = None) -> Callable[..., Any]:
+    """Decode a function the code defines (``name``, else the last one defined): a host
+    callable whose every call is sandboxed and limited again; checked against ``expected``
+    (e.g. ``Callable[[list[int]], int]``) when given."""
+    from safe_eval.interpreter.functions import Function
+
+    ev = Evaluator(policy, limits) if limits is not None else _evaluator(policy)
+    ns = ev.exec(code)
+    if name is None:
+        fns = [v for v in ns.values() if isinstance(v, Function)]
+        if not fns:
+            raise GuestError("NameError", "the code defines no function")
+        fn = fns[-1]
+    else:
+        if name not in ns:
+            raise GuestError("NameError", f"the code does not define '{name}'")
+        fn = ns[name]
+    if not callable(fn):
+        raise GuestError("TypeError", f"'{name}' is not callable")
+    if expected is not None:
+        from safe_eval.interpreter.signatures import check_callable
+
+        check_callable(fn, expected)
+    return fn  # type: ignore[no-any-return]

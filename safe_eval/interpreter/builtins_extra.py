@@ -1,0 +1,71 @@
+"""The builtins only the interpreter can provide, merged over ``membrane.BUILTINS`` once.
+
+``super`` needs the ``__class__`` cell and the first argument (the compiler handles the
+zero-argument form); ``print`` writes to the running budget's captured output.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from safe_eval import membrane
+from safe_eval.context import current_context
+from safe_eval.interpreter.marks import is_guest_object, is_guest_type
+from safe_eval.membrane.dunders import DEFINABLE_DUNDERS
+
+__all__ = ["BUILTINS", "HOST_SUPER", "guest_print", "super_attr"]
+
+HOST_SUPER = super
+
+
+def guest_print(*args: Any, sep: Any = " ", end: Any = "\n", file: Any = None, flush: bool = False) -> None:
+    if file is not None:
+        raise TypeError("print(file=...) is not available in safe-eval")
+    sep = " " if sep is None else sep
+    end = "\n" if end is None else end
+    if not isinstance(sep, str):
+        raise TypeError(f"sep must be None or a string, not {type(sep).__name__}")
+    if not isinstance(end, str):
+        raise TypeError(f"end must be None or a string, not {type(end).__name__}")
+    text = sep.join(str(a) for a in args) + end
+    ctx = current_context()
+    if ctx is None:
+        raise RuntimeError("print outside an evaluation")
+    ctx.budget.write(text)
+
+
+def _guest_self(obj: super) -> bool:
+    s = obj.__self__
+    return is_guest_object(s) or (isinstance(s, type) and is_guest_type(s))
+
+
+def super_attr(obj: super, name: str) -> Any:
+    """``super().name``: dunders a guest class may define resolve along the MRO, but only
+    when the instance is a guest object (``super(object, host_obj).__setattr__`` must not
+    reach host objects); everything else goes through the membrane."""
+    if name.startswith("__") and name in DEFINABLE_DUNDERS and _guest_self(obj):
+        attr = getattr(obj, name)
+        if name in ("__setattr__", "__delattr__"):
+            return _dunder_guard(attr)
+        return attr
+    return membrane.get_attr(obj, name)
+
+
+def _dunder_guard(fn: Any) -> Any:
+    def guarded(name: Any, *rest: Any) -> Any:
+        if not isinstance(name, str) or (name.startswith("__") and name.endswith("__")):
+            raise AttributeError(f"cannot set or delete attribute {name!r}")
+        return fn(name, *rest)
+    return guarded
+
+
+def _merged() -> dict[str, Any]:
+    table: dict[str, Any] = {"print": guest_print}
+    table.update(membrane.BUILTINS)
+    # the membrane may supply a guarded ``super``; the zero-argument form calls whichever is
+    # installed with (``__class__``, first argument)
+    table.setdefault("super", HOST_SUPER)
+    return table
+
+
+BUILTINS: dict[str, Any] = _merged()

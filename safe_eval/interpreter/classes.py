@@ -1,0 +1,113 @@
+"""Guest classes: real host classes built by the interpreter, marked as guest-made.
+
+Real classes let ``sorted``, ``dict``, ``set`` and ``isinstance`` work on guest objects; what
+keeps them safe is what a class may be: bases from an allowlist, no metaclass or class
+keywords, and only the dunders in ``DEFINABLE_DUNDERS`` (their bodies run in the interpreter).
+
+``SUBCLASSABLE`` is a registry: curated module wrappers add host classes a guest may derive
+from (``enum.Enum``, ``abc.ABC``, ``typing.NamedTuple``...). Their metaclasses are allowed
+because those classes are.
+"""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass
+from typing import Any
+
+from safe_eval.interpreter import tracebacks
+from safe_eval.interpreter.marks import is_guest_type, mark
+from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
+from safe_eval.interpreter.tracebacks import CodeInfo
+from safe_eval.membrane.dunders import DEFINABLE_DUNDERS, FORBIDDEN_DUNDERS
+
+__all__ = ["SUBCLASSABLE", "ClassSpec", "build_class", "can_subclass"]
+
+SUBCLASSABLE: set[type] = set()
+
+_PLAIN_BASES: frozenset[type] = frozenset(
+    {object, dict, list, int, str, tuple, set, frozenset, float, bytes, complex, bytearray}
+)
+# class-body names that are data, not hooks
+_CLASS_DATA_DUNDERS = frozenset(
+    {"__module__", "__qualname__", "__doc__", "__annotations__", "__slots__", "__match_args__",
+     "__classcell__", "__orig_bases__"}
+)
+
+
+@dataclass(frozen=True, eq=False)
+class ClassSpec:
+    name: str
+    qualname: str
+    body: Any
+    info: CodeInfo
+    nslots: int
+    class_cell: int | None
+    free_slots: tuple[int, ...]
+
+
+def can_subclass(base: Any) -> bool:
+    if not isinstance(base, type):
+        return False
+    if base in _PLAIN_BASES or is_guest_type(base) or base in SUBCLASSABLE:
+        return True
+    # builtin exception classes
+    return issubclass(base, BaseException) and getattr(builtins, base.__name__, None) is base
+
+
+def _metaclass(bases: tuple[type, ...]) -> type:
+    meta: type = type
+    for b in bases:
+        m = type(b)
+        if issubclass(m, meta):
+            meta = m
+        elif not issubclass(meta, m):
+            raise TypeError("metaclass conflict: the metaclass of a derived class must be a (non-strict) "
+                            "subclass of the metaclasses of all its bases")
+    return meta
+
+
+def _check_namespace(ns: Any, name: str) -> None:
+    for key in list(ns.keys()):
+        if not (isinstance(key, str) and key.startswith("__") and key.endswith("__")):
+            continue
+        if key in DEFINABLE_DUNDERS or key in _CLASS_DATA_DUNDERS:
+            continue
+        why = FORBIDDEN_DUNDERS.get(key, "not in the reviewed set of definable dunders")
+        raise TypeError(f"class {name} may not define {key} in safe-eval: {why}")
+
+
+def build_class(spec: ClassSpec, bases: tuple[Any, ...], g: dict[str, Any], b: Any,
+                closure: tuple[Cell, ...]) -> type:
+    for base in bases:
+        if not can_subclass(base):
+            what = base.__name__ if isinstance(base, type) else type(base).__name__
+            raise TypeError(f"class {spec.name} cannot derive from {what} in safe-eval")
+    real_bases: tuple[type, ...] = bases or (object,)
+    meta = _metaclass(real_bases)
+    ns: Any = meta.__prepare__(spec.name, real_bases) if meta is not type else {}  # type: ignore[attr-defined]
+    ns["__module__"] = "__main__"
+    ns["__qualname__"] = spec.qualname
+    frame: Frame = [g, b, None, ns]
+    frame += [UNBOUND] * (spec.nslots - 4)
+    cell = None
+    if spec.class_cell is not None:
+        cell = frame[spec.class_cell] = Cell()
+    for slot, c in zip(spec.free_slots, closure):
+        frame[slot] = c
+    b.depth += 1
+    if b.depth > b.max_depth:
+        b.too_deep()
+    try:
+        spec.body(frame)
+    except BaseException as e:
+        tracebacks.push(e, spec.info)
+        raise
+    finally:
+        b.depth -= 1
+    _check_namespace(ns, spec.name)
+    cls = meta(spec.name, bases, ns) if bases else meta(spec.name, (), ns)
+    mark(cls)
+    if cell is not None:
+        cell.v = cls
+    return cls

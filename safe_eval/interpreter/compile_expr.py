@@ -1,0 +1,410 @@
+"""Expressions -> closures ``(frame) -> value``. One handler per node kind, chosen at compile time."""
+
+from __future__ import annotations
+
+import ast
+import operator as op
+import types
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from safe_eval import membrane
+from safe_eval.errors import InternalError
+from safe_eval.interpreter import generators
+from safe_eval.interpreter.builtins_extra import BUILTINS, super_attr
+from safe_eval.interpreter.functions import Function
+from safe_eval.interpreter.runtime import UNBOUND, Frame
+from safe_eval.interpreter.scopes import CELL, CLASSDEREF, FAST, GLOBAL, NAME, Scope
+from safe_eval.limits.operators import guarded_binop
+
+if TYPE_CHECKING:
+    from safe_eval.interpreter.compiler import Compiler
+
+__all__ = ["ExprCompiler"]
+
+Ev = Callable[[Frame], Any]
+_MISSING: Any = object()
+_MethodType = types.MethodType
+
+_BINOPS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: op.add, ast.Sub: op.sub, ast.Mult: op.mul, ast.MatMult: op.matmul, ast.Div: op.truediv,
+    ast.FloorDiv: op.floordiv, ast.Mod: op.mod, ast.Pow: op.pow, ast.LShift: op.lshift,
+    ast.RShift: op.rshift, ast.BitOr: op.or_, ast.BitXor: op.xor, ast.BitAnd: op.and_,
+}
+_INPLACE: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: op.iadd, ast.Sub: op.isub, ast.Mult: op.imul, ast.MatMult: op.imatmul, ast.Div: op.itruediv,
+    ast.FloorDiv: op.ifloordiv, ast.Mod: op.imod, ast.Pow: op.ipow, ast.LShift: op.ilshift,
+    ast.RShift: op.irshift, ast.BitOr: op.ior, ast.BitXor: op.ixor, ast.BitAnd: op.iand,
+}
+_CMPOPS: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
+    ast.Eq: op.eq, ast.NotEq: op.ne, ast.Lt: op.lt, ast.LtE: op.le, ast.Gt: op.gt, ast.GtE: op.ge,
+    ast.Is: op.is_, ast.IsNot: op.is_not,
+    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+}
+_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
+    ast.UAdd: op.pos, ast.USub: op.neg, ast.Not: op.not_, ast.Invert: op.invert,
+}
+
+
+def binop_fn(op_node: ast.operator, inplace: bool = False) -> Callable[[Any, Any], Any]:
+    t = type(op_node)
+    guarded = guarded_binop(t, inplace)
+    if guarded is not None:
+        return guarded
+    return (_INPLACE if inplace else _BINOPS)[t]
+
+
+def get_attr(obj: Any, name: str) -> Any:
+    if type(obj) is super:
+        return super_attr(obj, name)
+    return membrane.get_attr(obj, name)
+
+
+def call_value(b: Any, fn: Any, args: Any, kwargs: dict[str, Any] | None = None) -> Any:
+    """Call ``fn`` from guest code: guest functions and methods take the fast path."""
+    t = type(fn)
+    if t is Function:
+        return fn.invoke(b, args, kwargs)
+    if t is _MethodType and type(fn.__func__) is Function:
+        return fn.__func__.invoke(b, (fn.__self__, *args), kwargs)
+    b.fuel -= 1
+    if b.fuel < 0:
+        b.refuel()
+    if kwargs:
+        return fn(*args, **kwargs)
+    return fn(*args)
+
+
+class ExprCompiler:
+    scope: Scope
+
+    def expr(self: Compiler, node: ast.expr) -> Ev:
+        h = getattr(self, "e_" + type(node).__name__, None)
+        if h is None:
+            raise InternalError(f"unsupported expression: {type(node).__name__}")
+        return h(node)  # type: ignore[no-any-return]
+
+    # -- constants and containers ----------------------------------------------------------
+    def e_Constant(self, node: ast.Constant) -> Ev:
+        v = node.value
+        return lambda f: v
+
+    def _elts(self: Compiler, elts: list[ast.expr]) -> Callable[[Frame], list[Any]]:
+        if not any(isinstance(e, ast.Starred) for e in elts):
+            evs = [self.expr(e) for e in elts]
+            return lambda f: [e(f) for e in evs]
+        parts = [(True, self.expr(e.value)) if isinstance(e, ast.Starred) else (False, self.expr(e))
+                 for e in elts]
+
+        def build(f: Frame) -> list[Any]:
+            out: list[Any] = []
+            for star, e in parts:
+                if star:
+                    out.extend(e(f))
+                else:
+                    out.append(e(f))
+            return out
+        return build
+
+    def e_Tuple(self: Compiler, node: ast.Tuple) -> Ev:
+        if len(node.elts) == 2 and not any(isinstance(e, ast.Starred) for e in node.elts):
+            a, b = self.expr(node.elts[0]), self.expr(node.elts[1])
+            return lambda f: (a(f), b(f))
+        build = self._elts(node.elts)
+        return lambda f: tuple(build(f))
+
+    def e_List(self: Compiler, node: ast.List) -> Ev:
+        return self._elts(node.elts)
+
+    def e_Set(self: Compiler, node: ast.Set) -> Ev:
+        build = self._elts(node.elts)
+        return lambda f: set(build(f))
+
+    def e_Dict(self: Compiler, node: ast.Dict) -> Ev:
+        items = [(None if k is None else self.expr(k), self.expr(v)) for k, v in zip(node.keys, node.values)]
+
+        def build(f: Frame) -> dict[Any, Any]:
+            d: dict[Any, Any] = {}
+            for k, v in items:
+                if k is None:
+                    m = v(f)
+                    if not hasattr(type(m), "keys"):
+                        raise TypeError(f"'{type(m).__name__}' object is not a mapping")
+                    d.update(m)
+                else:
+                    d[k(f)] = v(f)
+            return d
+        return build
+
+    # -- names -----------------------------------------------------------------------------
+    def e_Name(self: Compiler, node: ast.Name) -> Ev:
+        return self.load_name(node.id)
+
+    def load_name(self: Compiler, name: str) -> Ev:
+        kind = self.scope.kind_of(name)
+        bi = BUILTINS
+        if kind == FAST:
+            i = self.scope.slots[name]
+            if name in self.scope.params and name not in self.scope.deleted:
+                return lambda f: f[i]
+
+            def fast(f: Frame) -> Any:
+                v = f[i]
+                if v is UNBOUND:
+                    raise UnboundLocalError(
+                        f"cannot access local variable '{name}' where it is not associated with a value")
+                return v
+            return fast
+        if kind == CELL:
+            i = self.scope.slots[name]
+            local = name in self.scope.cells and name not in self.scope.frees
+
+            def cell(f: Frame) -> Any:
+                try:
+                    return f[i].v
+                except AttributeError:
+                    if local:
+                        raise UnboundLocalError(f"cannot access local variable '{name}' where it is not "
+                                                "associated with a value") from None
+                    raise NameError(f"cannot access free variable '{name}' where it is not associated "
+                                    "with a value in enclosing scope") from None
+            return cell
+        if kind == CLASSDEREF:
+            i = self.scope.slots[name]
+
+            def classderef(f: Frame) -> Any:
+                v = f[3].get(name, _MISSING)
+                if v is _MISSING:
+                    try:
+                        return f[i].v
+                    except AttributeError:
+                        raise NameError(f"cannot access free variable '{name}'") from None
+                return v
+            return classderef
+        if kind == NAME and self.scope.kind == "class":
+            def classname(f: Frame) -> Any:
+                v = f[3].get(name, _MISSING)
+                if v is _MISSING:
+                    v = f[0].get(name, _MISSING)
+                    if v is _MISSING:
+                        v = bi.get(name, _MISSING)
+                        if v is _MISSING:
+                            raise NameError(f"name '{name}' is not defined")
+                return v
+            return classname
+        assert kind in (NAME, GLOBAL)
+
+        def glob(f: Frame) -> Any:
+            v = f[0].get(name, _MISSING)
+            if v is _MISSING:
+                v = bi.get(name, _MISSING)
+                if v is _MISSING:
+                    raise NameError(f"name '{name}' is not defined")
+            return v
+        return glob
+
+    # -- operators -------------------------------------------------------------------------
+    def e_BinOp(self: Compiler, node: ast.BinOp) -> Ev:
+        fn = binop_fn(node.op)
+        left = self.expr(node.left)
+        if isinstance(node.right, ast.Constant):
+            c = node.right.value
+            return lambda f: fn(left(f), c)
+        right = self.expr(node.right)
+        return lambda f: fn(left(f), right(f))
+
+    def e_UnaryOp(self: Compiler, node: ast.UnaryOp) -> Ev:
+        fn = _UNARY[type(node.op)]
+        operand = self.expr(node.operand)
+        if isinstance(node.op, ast.Not):
+            return lambda f: not operand(f)
+        return lambda f: fn(operand(f))
+
+    def e_BoolOp(self: Compiler, node: ast.BoolOp) -> Ev:
+        values = [self.expr(v) for v in node.values]
+        if isinstance(node.op, ast.And):
+            def and_(f: Frame) -> Any:
+                v = None
+                for e in values:
+                    v = e(f)
+                    if not v:
+                        return v
+                return v
+            return and_
+
+        def or_(f: Frame) -> Any:
+            v = None
+            for e in values:
+                v = e(f)
+                if v:
+                    return v
+            return v
+        return or_
+
+    def e_Compare(self: Compiler, node: ast.Compare) -> Ev:
+        left = self.expr(node.left)
+        ops = [_CMPOPS[type(o)] for o in node.ops]
+        rights = [self.expr(c) for c in node.comparators]
+        if len(ops) == 1:
+            fn, right = ops[0], rights[0]
+            if isinstance(node.comparators[0], ast.Constant):
+                c = node.comparators[0].value
+                return lambda f: fn(left(f), c)
+            return lambda f: fn(left(f), right(f))
+        pairs = list(zip(ops, rights))
+
+        def chain(f: Frame) -> Any:
+            a = left(f)
+            r: Any = True
+            for fn, right in pairs:
+                b = right(f)
+                r = fn(a, b)
+                if not r:
+                    return r
+                a = b
+            return r
+        return chain
+
+    def e_IfExp(self: Compiler, node: ast.IfExp) -> Ev:
+        test, body, orelse = self.expr(node.test), self.expr(node.body), self.expr(node.orelse)
+        return lambda f: body(f) if test(f) else orelse(f)
+
+    def e_NamedExpr(self: Compiler, node: ast.NamedExpr) -> Ev:
+        value = self.expr(node.value)
+        store = self.store_name(node.target.id, walrus=True)
+
+        def walrus(f: Frame) -> Any:
+            v = value(f)
+            store(f, v)
+            return v
+        return walrus
+
+    # -- attributes and subscripts ---------------------------------------------------------
+    def e_Attribute(self: Compiler, node: ast.Attribute) -> Ev:
+        obj = self.expr(node.value)
+        name = node.attr
+        return lambda f: get_attr(obj(f), name)
+
+    def e_Subscript(self: Compiler, node: ast.Subscript) -> Ev:
+        obj = self.expr(node.value)
+        if isinstance(node.slice, ast.Constant):
+            c = node.slice.value
+            return lambda f: obj(f)[c]
+        key = self.expr(node.slice)
+        return lambda f: obj(f)[key(f)]
+
+    def e_Slice(self: Compiler, node: ast.Slice) -> Ev:
+        lo = self.expr(node.lower) if node.lower else None
+        hi = self.expr(node.upper) if node.upper else None
+        st = self.expr(node.step) if node.step else None
+        return lambda f: slice(lo(f) if lo else None, hi(f) if hi else None, st(f) if st else None)
+
+    def e_Starred(self: Compiler, node: ast.Starred) -> Ev:
+        raise InternalError("starred expression outside a container or call")
+
+    # -- calls -----------------------------------------------------------------------------
+    def e_Call(self: Compiler, node: ast.Call) -> Ev:
+        if (isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args
+                and not node.keywords and self.scope.kind == "function"):
+            return self._zero_arg_super(node)
+        fn = self.expr(node.func)
+        simple = not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args)
+        if simple:
+            args = [self.expr(a) for a in node.args]
+            if len(args) == 0:
+                return lambda f: call_value(f[1], fn(f), ())
+            if len(args) == 1:
+                a0 = args[0]
+                return lambda f: call_value(f[1], fn(f), (a0(f),))
+            if len(args) == 2:
+                a0, a1 = args
+                return lambda f: call_value(f[1], fn(f), (a0(f), a1(f)))
+            return lambda f: call_value(f[1], fn(f), [a(f) for a in args])
+        build = self._elts(node.args)
+        kws = [(k.arg, self.expr(k.value)) for k in node.keywords]
+
+        def call(f: Frame) -> Any:
+            func = fn(f)
+            args = build(f)
+            kwargs: dict[str, Any] = {}
+            for name, v in kws:
+                if name is None:
+                    m = v(f)
+                    if not hasattr(type(m), "keys"):
+                        raise TypeError(f"argument after ** must be a mapping, not {type(m).__name__}")
+                    for k in m.keys():
+                        if k in kwargs:
+                            raise TypeError(f"got multiple values for keyword argument '{k}'")
+                        kwargs[k] = m[k]
+                else:
+                    kwargs[name] = v(f)
+            return call_value(f[1], func, args, kwargs)
+        return call
+
+    def _zero_arg_super(self: Compiler, node: ast.Call) -> Ev:
+        load = self.load_name("super")
+        scope = self.scope
+        cls_slot = scope.slots.get("__class__")
+        first = scope.params[0] if scope.params else None
+        load_first = self.load_name(first) if first else None
+
+        def zsuper(f: Frame) -> Any:
+            fn = load(f)
+            if fn is not BUILTINS["super"]:
+                return call_value(f[1], fn, ())
+            if cls_slot is None or load_first is None:
+                raise RuntimeError("super(): no arguments")
+            try:
+                cls = f[cls_slot].v
+            except AttributeError:
+                raise RuntimeError("super(): empty __class__ cell") from None
+            return fn(cls, load_first(f))
+        return zsuper
+
+    # -- functions and comprehensions (defined with the statement compiler) ---------------
+    def e_Lambda(self: Compiler, node: ast.Lambda) -> Ev:
+        return self.make_function(node)
+
+    def e_ListComp(self: Compiler, node: ast.ListComp) -> Ev:
+        return self.comprehension(node)
+
+    def e_SetComp(self: Compiler, node: ast.SetComp) -> Ev:
+        return self.comprehension(node)
+
+    def e_DictComp(self: Compiler, node: ast.DictComp) -> Ev:
+        return self.comprehension(node)
+
+    def e_GeneratorExp(self: Compiler, node: ast.GeneratorExp) -> Ev:
+        return self.comprehension(node)
+
+    # -- f-strings -------------------------------------------------------------------------
+    def e_JoinedStr(self: Compiler, node: ast.JoinedStr) -> Ev:
+        parts = [self.expr(v) for v in node.values]
+        return lambda f: "".join([p(f) for p in parts])
+
+    def e_FormattedValue(self: Compiler, node: ast.FormattedValue) -> Ev:
+        value = self.expr(node.value)
+        conv = {-1: None, 115: str, 114: repr, 97: ascii}[node.conversion]
+        spec = self.expr(node.format_spec) if node.format_spec is not None else None
+        fmt = membrane.format_value
+
+        def formatted(f: Frame) -> str:
+            v = value(f)
+            if conv is not None:
+                v = conv(v)
+            return fmt(v, spec(f) if spec is not None else "")
+        return formatted
+
+    # -- generators and coroutines ---------------------------------------------------------
+    def e_Yield(self: Compiler, node: ast.Yield) -> Ev:
+        value = self.expr(node.value) if node.value else None
+        switch = generators.yield_async if self.scope.is_async else generators.yield_value
+        return lambda f: switch(value(f) if value else None)
+
+    def e_YieldFrom(self: Compiler, node: ast.YieldFrom) -> Ev:
+        value = self.expr(node.value)
+        return lambda f: generators.yield_from(value(f))
+
+    def e_Await(self: Compiler, node: ast.Await) -> Ev:
+        value = self.expr(node.value)
+        return lambda f: generators.await_value(value(f))

@@ -1,0 +1,663 @@
+"""Statements -> closures ``(frame) -> None | signal``; assignment targets -> ``(frame, value)``."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from greenlet import GreenletExit
+
+from safe_eval import membrane
+from safe_eval.context import current_context
+from safe_eval.errors import InternalError, SafeEvalError
+from safe_eval.interpreter import generators, tracebacks
+from safe_eval.interpreter.compile_expr import binop_fn, get_attr
+from safe_eval.interpreter.runtime import BREAK, CONTINUE, RETURN, UNBOUND, Frame
+from safe_eval.interpreter.scopes import CELL, FAST
+
+if TYPE_CHECKING:
+    from safe_eval.interpreter.compiler import Compiler
+
+__all__ = ["StmtCompiler", "guest_raised", "enter_guest"]
+
+St = Callable[[Frame], Any]
+Store = Callable[[Frame, Any], None]
+_NOT_CATCHABLE = (SafeEvalError, GreenletExit)
+_RAISED = "__safe_eval_raised__"
+
+
+def guest_raised(e: BaseException) -> bool:
+    return getattr(e, "__dict__", {}).get(_RAISED, False) is True
+
+
+def enter_guest(e: BaseException) -> BaseException:
+    """The exception object a guest ``except`` clause sees for ``e``."""
+    if guest_raised(e):
+        return e
+    ex = membrane.guest_exception(e)
+    try:
+        ex.__dict__[_RAISED] = True
+    except AttributeError:
+        pass
+    return ex
+
+
+def _mark_raised(e: BaseException) -> None:
+    try:
+        e.__dict__[_RAISED] = True
+    except AttributeError:
+        pass
+
+
+def _exception_instance(v: Any) -> BaseException:
+    if isinstance(v, type) and issubclass(v, BaseException):
+        v = v()
+    if not isinstance(v, BaseException):
+        raise TypeError("exceptions must derive from BaseException")
+    return v
+
+
+def _unpack(n: int, v: Any) -> list[Any]:
+    it = iter(v)
+    out = []
+    for _ in range(n):
+        try:
+            out.append(next(it))
+        except StopIteration:
+            raise ValueError(f"not enough values to unpack (expected {n}, got {len(out)})") from None
+    try:
+        next(it)
+    except StopIteration:
+        return out
+    raise ValueError(f"too many values to unpack (expected {n})")
+
+
+class StmtCompiler:
+    # -- blocks ----------------------------------------------------------------------------
+    def block(self: Compiler, nodes: list[ast.stmt]) -> St:
+        items = [(self.stmt(s), (s.lineno, s.col_offset)) for s in nodes]
+        note = tracebacks.note
+        if len(items) == 1:
+            s0, p0 = items[0]
+
+            def run1(f: Frame) -> Any:
+                try:
+                    return s0(f)
+                except BaseException as e:
+                    note(e, p0)
+                    raise
+            return run1
+        if len(items) == 2:
+            (s0, p0), (s1, p1) = items
+
+            def run2(f: Frame) -> Any:
+                p = p0
+                try:
+                    r = s0(f)
+                    if r is not None:
+                        return r
+                    p = p1
+                    return s1(f)
+                except BaseException as e:
+                    note(e, p)
+                    raise
+            return run2
+
+        def run(f: Frame) -> Any:
+            p = (0, 0)
+            try:
+                for s, p in items:
+                    r = s(f)
+                    if r is not None:
+                        return r
+            except BaseException as e:
+                note(e, p)
+                raise
+            return None
+        return run
+
+    def stmt(self: Compiler, node: ast.stmt) -> St:
+        h = getattr(self, "s_" + type(node).__name__, None)
+        if h is None:
+            raise InternalError(f"unsupported statement: {type(node).__name__}")
+        return h(node)  # type: ignore[no-any-return]
+
+    # -- simple statements -----------------------------------------------------------------
+    def s_Expr(self: Compiler, node: ast.Expr) -> St:
+        e = self.expr(node.value)
+
+        def expr_stmt(f: Frame) -> None:
+            e(f)
+        return expr_stmt
+
+    def s_Pass(self, node: ast.Pass) -> St:
+        return lambda f: None
+
+    def s_Break(self, node: ast.Break) -> St:
+        return lambda f: BREAK
+
+    def s_Continue(self, node: ast.Continue) -> St:
+        return lambda f: CONTINUE
+
+    def s_Return(self: Compiler, node: ast.Return) -> St:
+        if node.value is None:
+            def ret_none(f: Frame) -> Any:
+                f[2] = None
+                return RETURN
+            return ret_none
+        value = self.expr(node.value)
+
+        def ret(f: Frame) -> Any:
+            f[2] = value(f)
+            return RETURN
+        return ret
+
+    def s_Global(self, node: ast.Global) -> St:
+        return lambda f: None
+
+    s_Nonlocal = s_Global
+
+    def s_Assign(self: Compiler, node: ast.Assign) -> St:
+        value = self.expr(node.value)
+        if len(node.targets) == 1:
+            t = node.targets[0]
+            if isinstance(t, ast.Name) and self.scope.kind_of(t.id) == FAST:
+                i = self.scope.slots[t.id]
+
+                def assign_fast(f: Frame) -> None:
+                    f[i] = value(f)
+                return assign_fast
+            store = self.store(t)
+
+            def assign(f: Frame) -> None:
+                store(f, value(f))
+            return assign
+        stores = [self.store(t) for t in node.targets]
+
+        def assign_many(f: Frame) -> None:
+            v = value(f)
+            for s in stores:
+                s(f, v)
+        return assign_many
+
+    def s_AnnAssign(self: Compiler, node: ast.AnnAssign) -> St:
+        target = node.target
+        if self.scope.kind == "class" and isinstance(target, ast.Name) and node.simple:
+            name = target.id
+            ann = node.annotation
+            text = ann.value if isinstance(ann, ast.Constant) and isinstance(ann.value, str) else ast.unparse(ann)
+            value = self.expr(node.value) if node.value is not None else None
+            store = self.store(target)
+
+            def class_field(f: Frame) -> None:
+                ns = f[3]
+                if "__annotations__" not in ns:
+                    ns["__annotations__"] = {}
+                ns["__annotations__"][name] = text
+                if value is not None:
+                    store(f, value(f))
+            return class_field
+        if node.value is None:
+            return lambda f: None
+        return self.s_Assign(ast.Assign(targets=[target], value=node.value))
+
+    def s_AugAssign(self: Compiler, node: ast.AugAssign) -> St:
+        fn = binop_fn(node.op, inplace=True)
+        value = self.expr(node.value)
+        t = node.target
+        if isinstance(t, ast.Name):
+            load = self.load_name(t.id)
+            if self.scope.kind_of(t.id) == FAST:
+                i = self.scope.slots[t.id]
+
+                def aug_fast(f: Frame) -> None:
+                    f[i] = fn(load(f), value(f))
+                return aug_fast
+            store = self.store(t)
+
+            def aug_name(f: Frame) -> None:
+                store(f, fn(load(f), value(f)))
+            return aug_name
+        if isinstance(t, ast.Attribute):
+            obj, name = self.expr(t.value), t.attr
+
+            def aug_attr(f: Frame) -> None:
+                o = obj(f)
+                membrane.set_attr(o, name, fn(get_attr(o, name), value(f)))
+            return aug_attr
+        if isinstance(t, ast.Subscript):
+            obj, key = self.expr(t.value), self.expr(t.slice)
+
+            def aug_item(f: Frame) -> None:
+                o, k = obj(f), key(f)
+                o[k] = fn(o[k], value(f))
+            return aug_item
+        raise InternalError("bad augmented assignment target")
+
+    def s_Delete(self: Compiler, node: ast.Delete) -> St:
+        dels = [self.delete(t) for t in node.targets]
+
+        def delete(f: Frame) -> None:
+            for d in dels:
+                d(f)
+        return delete
+
+    def s_Assert(self: Compiler, node: ast.Assert) -> St:
+        test = self.expr(node.test)
+        msg = self.expr(node.msg) if node.msg is not None else None
+
+        def assert_(f: Frame) -> None:
+            if not test(f):
+                e = AssertionError(msg(f)) if msg is not None else AssertionError()
+                _mark_raised(e)
+                raise e
+        return assert_
+
+    def s_Raise(self: Compiler, node: ast.Raise) -> St:
+        if node.exc is None:
+            def reraise(f: Frame) -> None:
+                e = sys.exc_info()[1]
+                if e is None:
+                    raise RuntimeError("No active exception to reraise")
+                raise e
+            return reraise
+        exc = self.expr(node.exc)
+        cause = self.expr(node.cause) if node.cause is not None else None
+
+        def raise_(f: Frame) -> None:
+            e = _exception_instance(exc(f))
+            if cause is not None:
+                c = cause(f)
+                e.__cause__ = None if c is None else _exception_instance(c)
+            tracebacks.clear(e)
+            _mark_raised(e)
+            raise e
+        return raise_
+
+    # -- control flow ----------------------------------------------------------------------
+    def s_If(self: Compiler, node: ast.If) -> St:
+        test, body = self.expr(node.test), self.block(node.body)
+        if not node.orelse:
+            def if_(f: Frame) -> Any:
+                if test(f):
+                    return body(f)
+                return None
+            return if_
+        orelse = self.block(node.orelse)
+        return lambda f: body(f) if test(f) else orelse(f)
+
+    def s_While(self: Compiler, node: ast.While) -> St:
+        test, body = self.expr(node.test), self.block(node.body)
+        orelse = self.block(node.orelse) if node.orelse else None
+
+        def while_(f: Frame) -> Any:
+            b = f[1]
+            while test(f):
+                b.fuel -= 1
+                if b.fuel < 0:
+                    b.refuel()
+                r = body(f)
+                if r is not None:
+                    if r is BREAK:
+                        return None
+                    if r is CONTINUE:
+                        continue
+                    return r
+            return orelse(f) if orelse is not None else None
+        return while_
+
+    def s_For(self: Compiler, node: ast.For) -> St:
+        it, body = self.expr(node.iter), self.block(node.body)
+        orelse = self.block(node.orelse) if node.orelse else None
+        t = node.target
+        if isinstance(t, ast.Name) and self.scope.kind_of(t.id) == FAST:
+            i = self.scope.slots[t.id]
+
+            def for_fast(f: Frame) -> Any:
+                b = f[1]
+                for x in it(f):
+                    b.fuel -= 1
+                    if b.fuel < 0:
+                        b.refuel()
+                    f[i] = x
+                    r = body(f)
+                    if r is not None:
+                        if r is BREAK:
+                            return None
+                        if r is CONTINUE:
+                            continue
+                        return r
+                return orelse(f) if orelse is not None else None
+            return for_fast
+        store = self.store(t)
+
+        def for_(f: Frame) -> Any:
+            b = f[1]
+            for x in it(f):
+                b.fuel -= 1
+                if b.fuel < 0:
+                    b.refuel()
+                store(f, x)
+                r = body(f)
+                if r is not None:
+                    if r is BREAK:
+                        return None
+                    if r is CONTINUE:
+                        continue
+                    return r
+            return orelse(f) if orelse is not None else None
+        return for_
+
+    def s_AsyncFor(self: Compiler, node: ast.AsyncFor) -> St:
+        it, body = self.expr(node.iter), self.block(node.body)
+        orelse = self.block(node.orelse) if node.orelse else None
+        store = self.store(node.target)
+
+        def async_for(f: Frame) -> Any:
+            b = f[1]
+            for x in generators.async_iterate(it(f)):
+                b.fuel -= 1
+                if b.fuel < 0:
+                    b.refuel()
+                store(f, x)
+                r = body(f)
+                if r is not None:
+                    if r is BREAK:
+                        return None
+                    if r is CONTINUE:
+                        continue
+                    return r
+            return orelse(f) if orelse is not None else None
+        return async_for
+
+    # -- exceptions ------------------------------------------------------------------------
+    def s_Try(self: Compiler, node: ast.Try) -> St:
+        body = self.block(node.body)
+        handlers = [self._handler(h) for h in node.handlers]
+        orelse = self.block(node.orelse) if node.orelse else None
+        final = self.block(node.finalbody) if node.finalbody else None
+
+        def try_except(f: Frame) -> Any:
+            try:
+                r = body(f)
+            except _NOT_CATCHABLE:
+                raise
+            except BaseException as e:
+                ex = enter_guest(e)
+                for match, run in handlers:
+                    if match is None or _matches(ex, match(f)):
+                        if ex is e:
+                            return run(f, ex)
+                        try:
+                            raise ex from None
+                        except BaseException:
+                            ex.__context__ = e.__context__
+                            ex.__suppress_context__ = ex.__cause__ is not None
+                            return run(f, ex)
+                raise
+            if orelse is not None:
+                return orelse(f)
+            return r
+
+        inner = try_except if handlers else body
+        if final is None:
+            return inner
+
+        def try_finally(f: Frame) -> Any:
+            try:
+                r = inner(f)
+            except BaseException as e:
+                r2 = final(f)
+                if r2 is not None and not isinstance(e, _NOT_CATCHABLE):
+                    return r2
+                raise
+            r2 = final(f)
+            return r2 if r2 is not None else r
+        return try_finally
+
+    s_TryStar = s_Try
+
+    def _handler(self: Compiler, h: ast.ExceptHandler) -> tuple[Any, Callable[[Frame, BaseException], Any]]:
+        match = self.expr(h.type) if h.type is not None else None
+        body = self.block(h.body)
+        if h.name is None:
+            return match, lambda f, ex: body(f)
+        store, delete = self.store_name(h.name), self.delete(ast.Name(h.name, ast.Del()), quiet=True)
+
+        def named(f: Frame, ex: BaseException) -> Any:
+            store(f, ex)
+            try:
+                return body(f)
+            finally:
+                delete(f)
+        return match, named
+
+    # -- with ------------------------------------------------------------------------------
+    def s_With(self: Compiler, node: ast.With) -> St:
+        body = self.block(node.body)
+        for item in reversed(node.items):
+            body = self._with_item(item, body, is_async=False)
+        return body
+
+    def s_AsyncWith(self: Compiler, node: ast.AsyncWith) -> St:
+        body = self.block(node.body)
+        for item in reversed(node.items):
+            body = self._with_item(item, body, is_async=True)
+        return body
+
+    def _with_item(self: Compiler, item: ast.withitem, body: St, is_async: bool) -> St:
+        mgr_ev = self.expr(item.context_expr)
+        store = self.store(item.optional_vars) if item.optional_vars is not None else None
+        enter_name, exit_name = ("__aenter__", "__aexit__") if is_async else ("__enter__", "__exit__")
+        wait = generators.await_value if is_async else (lambda v: v)
+
+        def with_(f: Frame) -> Any:
+            mgr = mgr_ev(f)
+            t = type(mgr)
+            try:
+                enter, exit_ = getattr(t, enter_name), getattr(t, exit_name)
+            except AttributeError:
+                proto = "asynchronous context manager" if is_async else "context manager"
+                raise TypeError(f"'{t.__name__}' object does not support the {proto} protocol") from None
+            v = wait(enter(mgr))
+            if store is not None:
+                store(f, v)
+            try:
+                r = body(f)
+            except _NOT_CATCHABLE:
+                raise
+            except BaseException as e:
+                ex = enter_guest(e)
+                if not wait(exit_(mgr, type(ex), ex, None)):
+                    raise
+                return None
+            wait(exit_(mgr, None, None, None))
+            return r
+        return with_
+
+    # -- imports ---------------------------------------------------------------------------
+    def s_Import(self: Compiler, node: ast.Import) -> St:
+        steps: list[tuple[str, str, Store]] = []
+        for a in node.names:
+            if a.asname:
+                steps.append((a.name, a.name, self.store_name(a.asname)))
+            else:
+                top = a.name.split(".")[0]
+                steps.append((a.name, top, self.store_name(top)))
+
+        def import_(f: Frame) -> None:
+            policy = _policy()
+            for full, bound, store in steps:
+                m = membrane.import_module(full, policy)
+                if bound != full:
+                    m = membrane.import_module(bound, policy)
+                store(f, m)
+        return import_
+
+    def s_ImportFrom(self: Compiler, node: ast.ImportFrom) -> St:
+        if node.level:
+            raise InternalError("relative imports are not supported")
+        module = node.module or ""
+        names = [(a.name, self.store_name(a.asname or a.name)) for a in node.names if a.name != "*"]
+        if len(names) != len(node.names):
+            raise InternalError("'from ... import *' is not supported")
+
+        def import_from(f: Frame) -> None:
+            m = membrane.import_module(module, _policy())
+            for name, store in names:
+                try:
+                    v = membrane.get_attr(m, name)
+                except AttributeError:
+                    raise ImportError(f"cannot import name '{name}' from '{module}'") from None
+                store(f, v)
+        return import_from
+
+    # -- targets ---------------------------------------------------------------------------
+    def store(self: Compiler, t: ast.expr) -> Store:
+        if isinstance(t, ast.Name):
+            return self.store_name(t.id)
+        if isinstance(t, ast.Attribute):
+            obj, name = self.expr(t.value), t.attr
+            set_attr = membrane.set_attr
+            return lambda f, v: set_attr(obj(f), name, v)
+        if isinstance(t, ast.Subscript):
+            obj, key = self.expr(t.value), self.expr(t.slice)
+
+            def set_item(f: Frame, v: Any) -> None:
+                obj(f)[key(f)] = v
+            return set_item
+        if isinstance(t, (ast.Tuple, ast.List)):
+            return self._store_seq(t.elts)
+        if isinstance(t, ast.Starred):
+            raise InternalError("starred assignment target must be in a list or tuple")
+        raise InternalError(f"cannot assign to {type(t).__name__}")
+
+    def _store_seq(self: Compiler, elts: list[ast.expr]) -> Store:
+        star = [i for i, e in enumerate(elts) if isinstance(e, ast.Starred)]
+        if not star:
+            stores = [self.store(e) for e in elts]
+            n = len(stores)
+            if n == 2:
+                s0, s1 = stores
+
+                def store2(f: Frame, v: Any) -> None:
+                    a, b = v
+                    s0(f, a)
+                    s1(f, b)
+                return store2
+
+            def store_n(f: Frame, v: Any) -> None:
+                vals = v if type(v) in (tuple, list) and len(v) == n else _unpack(n, v)
+                for s, x in zip(stores, vals):
+                    s(f, x)
+            return store_n
+        k = star[0]
+        before = [self.store(e) for e in elts[:k]]
+        rest = self.store(elts[k].value)  # type: ignore[attr-defined]
+        after = [self.store(e) for e in elts[k + 1:]]
+        need = len(before) + len(after)
+
+        def store_star(f: Frame, v: Any) -> None:
+            vals = list(v)
+            if len(vals) < need:
+                raise ValueError(f"not enough values to unpack (expected at least {need}, got {len(vals)})")
+            for s, x in zip(before, vals):
+                s(f, x)
+            rest(f, vals[len(before):len(vals) - len(after)])
+            for s, x in zip(after, vals[len(vals) - len(after):]):
+                s(f, x)
+        return store_star
+
+    def store_name(self: Compiler, name: str, walrus: bool = False) -> Store:
+        scope = self.scope
+        kind = scope.kind_of(name)
+        if kind == FAST:
+            i = scope.slots[name]
+
+            def fast(f: Frame, v: Any) -> None:
+                f[i] = v
+            return fast
+        if kind == CELL:
+            i = scope.slots[name]
+
+            def cell(f: Frame, v: Any) -> None:
+                f[i].v = v
+            return cell
+        if scope.kind == "class" and kind != "global":
+            def class_ns(f: Frame, v: Any) -> None:
+                f[3][name] = v
+            return class_ns
+
+        def glob(f: Frame, v: Any) -> None:
+            f[0][name] = v
+        return glob
+
+    def delete(self: Compiler, t: ast.expr, quiet: bool = False) -> St:
+        if isinstance(t, ast.Name):
+            return self._delete_name(t.id, quiet)
+        if isinstance(t, ast.Attribute):
+            obj, name = self.expr(t.value), t.attr
+            return lambda f: membrane.del_attr(obj(f), name)
+        if isinstance(t, ast.Subscript):
+            obj, key = self.expr(t.value), self.expr(t.slice)
+
+            def del_item(f: Frame) -> None:
+                del obj(f)[key(f)]
+            return del_item
+        if isinstance(t, (ast.Tuple, ast.List)):
+            dels = [self.delete(e) for e in t.elts]
+
+            def del_seq(f: Frame) -> None:
+                for d in dels:
+                    d(f)
+            return del_seq
+        raise InternalError(f"cannot delete {type(t).__name__}")
+
+    def _delete_name(self: Compiler, name: str, quiet: bool) -> St:
+        scope = self.scope
+        kind = scope.kind_of(name)
+        if kind == FAST:
+            i = scope.slots[name]
+
+            def del_fast(f: Frame) -> None:
+                if f[i] is UNBOUND and not quiet:
+                    raise UnboundLocalError(
+                        f"cannot access local variable '{name}' where it is not associated with a value")
+                f[i] = UNBOUND
+            return del_fast
+        if kind == CELL:
+            i = scope.slots[name]
+
+            def del_cell(f: Frame) -> None:
+                try:
+                    del f[i].v
+                except AttributeError:
+                    if not quiet:
+                        raise NameError(f"cannot access free variable '{name}'") from None
+            return del_cell
+        ns_index = 3 if scope.kind == "class" and kind != "global" else 0
+
+        def del_name(f: Frame) -> None:
+            try:
+                del f[ns_index][name]
+            except KeyError:
+                if not quiet:
+                    raise NameError(f"name '{name}' is not defined") from None
+        return del_name
+
+
+def _matches(ex: BaseException, cls: Any) -> bool:
+    if isinstance(cls, tuple):
+        ok = all(isinstance(c, type) and issubclass(c, BaseException) for c in cls)
+    else:
+        ok = isinstance(cls, type) and issubclass(cls, BaseException)
+    if not ok:
+        raise TypeError("catching classes that do not inherit from BaseException is not allowed")
+    return isinstance(ex, cls)
+
+
+def _policy() -> Any:
+    ctx = current_context()
+    return ctx.policy if ctx is not None else None

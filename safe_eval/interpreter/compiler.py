@@ -1,0 +1,352 @@
+"""AST -> closures: the compiler entry point and the scope-creating nodes.
+
+``compile_module(program)`` walks the checked tree once; every node becomes a Python closure
+that does exactly its own work (no dispatch on node type at run time, names resolved to a
+slot, a cell or a dict lookup at compile time). Expressions live in ``compile_expr``,
+statements in ``compile_stmt``, ``match`` patterns in ``compile_match``; this module handles
+what creates a scope: modules, functions, lambdas, comprehensions and classes.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from safe_eval.context import current_context
+from safe_eval.interpreter import classes, generators, tracebacks
+from safe_eval.interpreter.compile_expr import ExprCompiler
+from safe_eval.interpreter.compile_match import MatchCompiler
+from safe_eval.interpreter.compile_stmt import StmtCompiler
+from safe_eval.interpreter.functions import FuncCode, Function, Origin
+from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
+from safe_eval.interpreter.scopes import FIRST_SLOT, Scope, analyse_scopes
+from safe_eval.interpreter.tracebacks import CodeInfo
+
+__all__ = ["CompiledModule", "Compiler", "compile_module"]
+
+Ev = Callable[[Frame], Any]
+
+
+class CompiledModule:
+    """A compiled program: ``run(globals, budget)`` returns the last expression's value."""
+
+    __slots__ = ("body", "last", "info")
+
+    def __init__(self, body: Ev | None, last: Ev | None, info: CodeInfo) -> None:
+        self.body = body
+        self.last = last
+        self.info = info
+
+    def run(self, g: dict[str, Any], b: Any) -> Any:
+        f: Frame = [g, b, None]
+        try:
+            if self.body is not None:
+                self.body(f)
+            if self.last is not None:
+                return self.last(f)
+            return None
+        except BaseException as e:
+            tracebacks.push(e, self.info)
+            raise
+
+
+def compile_module(tree: ast.Module, source: str, filename: str,
+                   annotations: dict[int, dict[str, ast.expr]] | None = None) -> CompiledModule:
+    c = Compiler(tree, source, filename, annotations or {})
+    return c.module(tree)
+
+
+def _origin() -> Origin | None:
+    ctx = current_context()
+    if ctx is None:
+        return None
+    o = ctx.extra.get("origin")
+    if o is None:
+        o = ctx.extra["origin"] = Origin(ctx.policy, ctx.budget.limits, ctx.filename, ctx.run_nested,
+                                         ctx.audit)
+    return o  # type: ignore[no-any-return]
+
+
+class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
+    def __init__(self, tree: ast.Module, source: str, filename: str,
+                 annotations: dict[int, dict[str, ast.expr]]) -> None:
+        self.scopes = analyse_scopes(tree)
+        self.scope: Scope = self.scopes[id(tree)]
+        self.filename = filename
+        self.lines = tuple(source.splitlines())
+        self.annotations = annotations
+        self.qualname: list[str] = []
+
+    def info(self, name: str) -> CodeInfo:
+        return CodeInfo(name, ".".join([*self.qualname, name]), self.filename, self.lines)
+
+    @contextmanager
+    def enter(self, scope: Scope, qual: str) -> Iterator[None]:
+        saved, saved_q = self.scope, self.qualname
+        self.scope = scope
+        self.qualname = [*saved_q, qual]
+        try:
+            yield
+        finally:
+            self.scope, self.qualname = saved, saved_q
+
+    def _child_qual(self, name: str) -> str:
+        return name
+
+    def _closure_slots(self, child: Scope) -> list[int]:
+        return [self.scope.slots[n] for n in child.frees]
+
+    # -- module ----------------------------------------------------------------------------
+    def module(self, tree: ast.Module) -> CompiledModule:
+        stmts = list(tree.body)
+        last: Ev | None = None
+        if stmts and isinstance(stmts[-1], ast.Expr):
+            node = stmts.pop()
+            e = self.expr(node.value)  # type: ignore[attr-defined]
+            pos = (node.lineno, node.col_offset)
+
+            def last_expr(f: Frame) -> Any:
+                try:
+                    return e(f)
+                except BaseException as exc:
+                    tracebacks.note(exc, pos)
+                    raise
+            last = last_expr
+        body = self.block(stmts) if stmts else None
+        return CompiledModule(body, last, CodeInfo("<module>", "<module>", self.filename, self.lines))
+
+    # -- functions -------------------------------------------------------------------------
+    def _scope_qual(self) -> list[str]:
+        if self.scope.kind == "function":
+            return [*self.qualname, "<locals>"]
+        return list(self.qualname)
+
+    def make_function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> Ev:
+        scope = self.scopes[id(node)]
+        a = node.args
+        defaults = [self.expr(d) for d in a.defaults]
+        kwdefaults = [(k.arg, self.expr(d)) for k, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+        closure_slots = self._closure_slots(scope)
+        name = "<lambda>" if isinstance(node, ast.Lambda) else node.name
+        qual = self._scope_qual()
+        saved, saved_q = self.scope, self.qualname
+        self.scope, self.qualname = scope, [*qual, name]
+        try:
+            if isinstance(node, ast.Lambda):
+                body = self.expr(node.body)
+            else:
+                body = self.block(node.body)
+        finally:
+            self.scope, self.qualname = saved, saved_q
+        info = CodeInfo(name, ".".join([*qual, name]), self.filename, self.lines)
+        code = FuncCode(
+            info, body, scope.nslots,
+            posonly=tuple(x.arg for x in a.posonlyargs), args=tuple(x.arg for x in a.args),
+            vararg=a.vararg.arg if a.vararg else None, kwonly=tuple(x.arg for x in a.kwonlyargs),
+            kwarg=a.kwarg.arg if a.kwarg else None,
+            cell_slots=tuple(sorted(scope.slots[n] for n in scope.cells if n not in scope.frees)),
+            free_start=scope.slots[scope.frees[0]] if scope.frees else 0, nfree=len(scope.frees),
+            is_lambda=isinstance(node, ast.Lambda), is_generator=scope.is_generator,
+            is_async=isinstance(node, ast.AsyncFunctionDef),
+            annotations=self._annotations(node),
+        )
+
+        def make(f: Frame) -> Function:
+            defs = tuple([d(f) for d in defaults]) if defaults else ()
+            kwd = {k: d(f) for k, d in kwdefaults} if kwdefaults else None
+            closure = tuple([f[i] for i in closure_slots]) if closure_slots else ()
+            return Function(code, f[0], defs, kwd, closure, _origin())
+        return make
+
+    def _annotations(self, node: ast.AST) -> dict[str, str]:
+        anns = self.annotations.get(id(node), {})
+        out: dict[str, str] = {}
+        for k, v in anns.items():
+            try:
+                out[k] = ast.unparse(v)
+            except Exception:  # an odd node: the annotation is documentation only
+                continue
+        return out
+
+    def _decorated(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, make: Ev) -> Any:
+        decorators = [self.expr(d) for d in node.decorator_list]
+        store = self.store_name(node.name)
+        if not decorators:
+            def define(f: Frame) -> None:
+                store(f, make(f))
+            return define
+        from safe_eval.interpreter.compile_expr import call_value
+
+        def define_decorated(f: Frame) -> None:
+            decs = [d(f) for d in decorators]
+            v = make(f)
+            for d in reversed(decs):
+                v = call_value(f[1], d, (v,))
+            store(f, v)
+        return define_decorated
+
+    def s_FunctionDef(self, node: ast.FunctionDef) -> Any:
+        return self._decorated(node, self.make_function(node))
+
+    def s_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> Any:
+        return self._decorated(node, self.make_function(node))
+
+    # -- classes ---------------------------------------------------------------------------
+    def s_ClassDef(self, node: ast.ClassDef) -> Any:
+        scope = self.scopes[id(node)]
+        bases = self._elts(node.bases)
+        if node.keywords:
+            kw_names = ", ".join(str(k.arg) for k in node.keywords)
+
+            def refuse(f: Frame) -> Any:
+                raise TypeError(f"class keywords ({kw_names}) are not supported in safe-eval")
+            return refuse
+        closure_slots = self._closure_slots(scope)
+        qual = self._scope_qual()
+        saved, saved_q = self.scope, self.qualname
+        self.scope, self.qualname = scope, [*qual, node.name]
+        try:
+            body = self.block(node.body) if node.body else (lambda f: None)
+        finally:
+            self.scope, self.qualname = saved, saved_q
+        info = CodeInfo(node.name, ".".join([*qual, node.name]), self.filename, self.lines)
+        spec = classes.ClassSpec(
+            name=node.name, qualname=info.qualname, body=body, info=info, nslots=scope.nslots,
+            class_cell=scope.slots.get("__class__") if scope.class_cell else None,
+            free_slots=tuple(scope.slots[n] for n in scope.frees),
+        )
+
+        def make(f: Frame) -> Any:
+            closure = tuple([f[i] for i in closure_slots]) if closure_slots else ()
+            return classes.build_class(spec, tuple(bases(f)), f[0], f[1], closure)
+        return self._decorated(node, make)
+
+    # -- comprehensions --------------------------------------------------------------------
+    def comprehension(self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp) -> Ev:
+        scope = self.scopes[id(node)]
+        first = self.expr(node.generators[0].iter)
+        closure_slots = self._closure_slots(scope)
+        saved = self.scope
+        self.scope = scope
+        try:
+            loop = self._comp_loops(node)
+        finally:
+            self.scope = saved
+        nslots = scope.nslots
+        extra = [UNBOUND] * (nslots - FIRST_SLOT - 1)
+        cell_slots = tuple(sorted(scope.slots[n] for n in scope.cells if n not in scope.frees))
+        free_slots = tuple(scope.slots[n] for n in scope.frees)
+        kind = type(node)
+        is_async = scope.is_async
+        first_async = node.generators[0].is_async
+        agen_body: Any = None
+        if kind is ast.GeneratorExp:
+            info = CodeInfo("<genexpr>", "<genexpr>", self.filename, self.lines)
+            yield_ = generators.yield_async if is_async else generators.yield_value
+
+            def gen_body(fr: Frame) -> None:
+                loop(fr, yield_)
+            agen_body = gen_body
+
+        def new_frame(f: Frame) -> Frame:
+            it = first(f) if first_async else iter(first(f))
+            fr = [f[0], f[1], None, it, *extra]
+            for s in cell_slots:
+                fr[s] = Cell()
+            for s, src in zip(free_slots, closure_slots):
+                fr[s] = f[src]
+            return fr
+
+        if kind is ast.GeneratorExp:
+            def genexpr(f: Frame) -> Any:
+                return generators.GuestGenerator.start(agen_body, new_frame(f), info, is_async=is_async)
+            return genexpr
+        if kind is ast.ListComp:
+            def listcomp(f: Frame) -> list[Any]:
+                out: list[Any] = []
+                loop(new_frame(f), out.append)
+                return out
+            return listcomp if not is_async else self._async_comp(listcomp)
+        if kind is ast.SetComp:
+            def setcomp(f: Frame) -> set[Any]:
+                out: set[Any] = set()
+                loop(new_frame(f), out.add)
+                return out
+            return setcomp
+
+        def dictcomp(f: Frame) -> dict[Any, Any]:
+            out: dict[Any, Any] = {}
+            loop(new_frame(f), out.__setitem__)
+            return out
+        return dictcomp
+
+    def _async_comp(self, fn: Ev) -> Ev:
+        return fn
+
+    def _comp_loops(self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp) -> Any:
+        if isinstance(node, ast.DictComp):
+            k, v = self.expr(node.key), self.expr(node.value)
+
+            def emit(fr: Frame, acc: Any) -> None:
+                acc(k(fr), v(fr))
+        else:
+            elt = self.expr(node.elt)
+
+            def emit(fr: Frame, acc: Any) -> None:
+                acc(elt(fr))
+        inner = emit
+        for i in range(len(node.generators) - 1, -1, -1):
+            inner = self._comp_level(node.generators[i], i, inner)
+        return inner
+
+    def _comp_level(self, g: ast.comprehension, i: int, inner: Any) -> Any:
+        it = (lambda fr: fr[3]) if i == 0 else self.expr(g.iter)
+        store = self.store(g.target)
+        conds = [self.expr(c) for c in g.ifs]
+        if g.is_async:
+            aiter = generators.async_iterate
+
+            def get_iter(fr: Frame) -> Any:
+                return aiter(it(fr))
+        else:
+            get_iter = it
+
+        if not conds:
+            def level(fr: Frame, acc: Any) -> None:
+                b = fr[1]
+                for x in get_iter(fr):
+                    b.fuel -= 1
+                    if b.fuel < 0:
+                        b.refuel()
+                    store(fr, x)
+                    inner(fr, acc)
+            return level
+        if len(conds) == 1:
+            c0 = conds[0]
+
+            def level1(fr: Frame, acc: Any) -> None:
+                b = fr[1]
+                for x in get_iter(fr):
+                    b.fuel -= 1
+                    if b.fuel < 0:
+                        b.refuel()
+                    store(fr, x)
+                    if c0(fr):
+                        inner(fr, acc)
+            return level1
+
+        def level_n(fr: Frame, acc: Any) -> None:
+            b = fr[1]
+            for x in get_iter(fr):
+                b.fuel -= 1
+                if b.fuel < 0:
+                    b.refuel()
+                store(fr, x)
+                for c in conds:
+                    if not c(fr):
+                        break
+                else:
+                    inner(fr, acc)
+        return level_n

@@ -1,0 +1,270 @@
+"""Guest functions: compiled code plus defaults and closure cells, callable by guest and host.
+
+Guest code calls a ``Function`` through ``invoke(budget, args, kwargs)`` (no ``__call__``
+overhead); the host calls it like any callable, and ``__call__`` finds the running budget, or
+starts a fresh one under the policy and limits the function was defined with.
+"""
+
+from __future__ import annotations
+
+import inspect
+import types
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from safe_eval.context import current_context
+from safe_eval.interpreter import tracebacks
+from safe_eval.interpreter.marks import mark
+from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
+from safe_eval.interpreter.tracebacks import CodeInfo
+
+__all__ = ["FuncCode", "Function", "Origin"]
+
+
+@dataclass(eq=False)
+class FuncCode:
+    """What the compiler knows about a function once: body closure, parameters, slots."""
+
+    info: CodeInfo
+    body: Callable[[Frame], Any]
+    nslots: int
+    posonly: tuple[str, ...]
+    args: tuple[str, ...]
+    vararg: str | None
+    kwonly: tuple[str, ...]
+    kwarg: str | None
+    cell_slots: tuple[int, ...] = ()  # params/locals captured by inner functions
+    free_start: int = 0
+    nfree: int = 0
+    is_lambda: bool = False
+    is_generator: bool = False
+    is_async: bool = False
+    annotations: dict[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.npos = len(self.posonly) + len(self.args)
+        nparams = self.npos + len(self.kwonly) + (self.vararg is not None) + (self.kwarg is not None)
+        self.nparams = nparams
+        self.extra = [UNBOUND] * (self.nslots - 3 - nparams)
+        # positional-only fast binding: exactly npos positional args, nothing else to fill
+        self.fast = not (self.vararg or self.kwarg or self.kwonly)
+        self.kwslots = {n: 3 + i for i, n in enumerate(self.args, len(self.posonly))}
+        base = 3 + self.npos + (self.vararg is not None)
+        self.kwslots.update({n: base + i for i, n in enumerate(self.kwonly)})
+        self.simple = self.fast and not self.cell_slots and not self.nfree and not (
+            self.is_generator or self.is_async
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class Origin:
+    """The policy and limits a function was defined under (for later host calls)."""
+
+    policy: Any
+    limits: Any
+    filename: str
+    run_nested: Callable[..., Any] | None = None
+    audit: Callable[..., Any] | None = None
+
+
+@mark
+class Function:
+    """A guest function. ``__name__``/``__qualname__``/``__defaults__``... live in ``__dict__``
+    so ``functools.wraps`` and decorators can read and set them."""
+
+    __slots__ = ("code", "globals", "defaults", "kwdefaults", "closure", "origin", "__dict__")
+
+    def __init__(
+        self,
+        code: FuncCode,
+        globals_: dict[str, Any],
+        defaults: tuple[Any, ...],
+        kwdefaults: dict[str, Any] | None,
+        closure: tuple[Cell, ...],
+        origin: Origin | None,
+    ) -> None:
+        self.code = code
+        self.globals = globals_
+        self.defaults = defaults
+        self.kwdefaults = kwdefaults
+        self.closure = closure
+        self.origin = origin
+        d = self.__dict__
+        d["__name__"] = code.info.name
+        d["__qualname__"] = code.info.qualname
+        d["__module__"] = "__main__"
+        d["__doc__"] = None
+        d["__annotations__"] = dict(code.annotations)
+
+    # -- attributes functools.wraps and inspect use ---------------------------------------
+    @property
+    def __defaults__(self) -> tuple[Any, ...] | None:
+        return self.defaults or None
+
+    @property
+    def __kwdefaults__(self) -> dict[str, Any] | None:
+        return self.kwdefaults or None
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        return signature_of(self)
+
+    def __repr__(self) -> str:
+        return f"<function {self.__dict__.get('__qualname__', '?')}>"
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        if obj is None:
+            return self
+        return types.MethodType(self, obj)
+
+    # -- calling ---------------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        ctx = current_context()
+        if ctx is not None:
+            return self.invoke(ctx.budget, args, kwargs)
+        from safe_eval.interpreter.session import call_fresh
+
+        return call_fresh(self, args, kwargs)
+
+    def invoke(self, b: Any, args: Any, kwargs: dict[str, Any] | None = None) -> Any:
+        code = self.code
+        b.fuel -= 1
+        if b.fuel < 0:
+            b.refuel()
+        if code.simple and not kwargs and len(args) == code.npos:
+            frame = [self.globals, b, None, *args, *code.extra]
+        else:
+            frame = self.bind(b, args, kwargs)
+        if code.is_generator or code.is_async:
+            from safe_eval.interpreter.generators import make_generator
+
+            return make_generator(self, frame)
+        b.depth += 1
+        if b.depth > b.max_depth:
+            b.too_deep()
+        try:
+            if code.is_lambda:
+                return code.body(frame)
+            code.body(frame)
+            return frame[2]
+        except BaseException as e:
+            tracebacks.push(e, code.info)
+            raise
+        finally:
+            b.depth -= 1
+
+    def bind(self, b: Any, args: Any, kwargs: dict[str, Any] | None) -> Frame:
+        code = self.code
+        frame: Frame = [self.globals, b, None]
+        frame += [UNBOUND] * (code.nslots - 3)
+        npos = code.npos
+        n = len(args)
+        name = self.__dict__.get("__qualname__", code.info.qualname)
+        if n > npos:
+            if code.vararg is None:
+                _too_many(name, code, len(self.defaults), n, kwargs)
+            frame[3 + npos] = tuple(args[npos:])
+            n = npos
+        elif code.vararg is not None:
+            frame[3 + npos] = ()
+        frame[3 : 3 + n] = args[:n]
+        extra: dict[str, Any] | None = {} if code.kwarg is not None else None
+        if kwargs:
+            for k, v in kwargs.items():
+                slot = code.kwslots.get(k)
+                if slot is None:
+                    if extra is None:
+                        if k in code.posonly:
+                            raise TypeError(
+                                f"{name}() got some positional-only arguments passed as keyword "
+                                f"arguments: '{k}'"
+                            )
+                        raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
+                    extra[k] = v
+                elif frame[slot] is not UNBOUND:
+                    raise TypeError(f"{name}() got multiple values for argument '{k}'")
+                else:
+                    frame[slot] = v
+        defaults = self.defaults
+        first_default = npos - len(defaults)
+        missing: list[str] = []
+        names = code.posonly + code.args
+        for i in range(n, npos):
+            if frame[3 + i] is UNBOUND:
+                if i >= first_default:
+                    frame[3 + i] = defaults[i - first_default]
+                else:
+                    missing.append(names[i])
+        if missing:
+            _missing(name, missing, "positional")
+        if code.kwonly:
+            kwd = self.kwdefaults or {}
+            for k in code.kwonly:
+                slot = code.kwslots[k]
+                if frame[slot] is UNBOUND:
+                    if k in kwd:
+                        frame[slot] = kwd[k]
+                    else:
+                        missing.append(k)
+            if missing:
+                _missing(name, missing, "keyword-only")
+        if extra is not None:
+            frame[3 + code.nparams - 1] = extra
+        return self._cells(frame)
+
+    def _cells(self, frame: Frame) -> Frame:
+        code = self.code
+        for s in code.cell_slots:
+            c = Cell()
+            v = frame[s]
+            if v is not UNBOUND:
+                c.v = v
+            frame[s] = c
+        if code.nfree:
+            frame[code.free_start : code.free_start + code.nfree] = self.closure
+        return frame
+
+
+def _too_many(name: str, code: FuncCode, ndefaults: int, given: int, kwargs: Any) -> None:
+    npos = code.npos
+    if ndefaults:
+        takes = f"from {npos - ndefaults} to {npos} positional arguments"
+    else:
+        takes = f"{npos} positional argument" + ("" if npos == 1 else "s")
+    was = "was" if given == 1 else "were"
+    raise TypeError(f"{name}() takes {takes} but {given} {was} given")
+
+
+def _missing(name: str, missing: list[str], kind: str) -> None:
+    quoted = [f"'{m}'" for m in missing]
+    if len(quoted) == 1:
+        listed = quoted[0]
+    elif len(quoted) == 2:
+        listed = f"{quoted[0]} and {quoted[1]}"
+    else:
+        listed = ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
+    s = "" if len(missing) == 1 else "s"
+    raise TypeError(f"{name}() missing {len(missing)} required {kind} argument{s}: {listed}")
+
+
+def signature_of(fn: Function) -> inspect.Signature:
+    """A real ``inspect.Signature`` (names, defaults, kinds) built from the compiled code."""
+    P = inspect.Parameter
+    code = fn.code
+    params: list[inspect.Parameter] = []
+    defaults = fn.defaults
+    first_default = code.npos - len(defaults)
+    ann = fn.__dict__.get("__annotations__", {})
+    for i, n in enumerate(code.posonly + code.args):
+        kind = P.POSITIONAL_ONLY if i < len(code.posonly) else P.POSITIONAL_OR_KEYWORD
+        default = defaults[i - first_default] if i >= first_default else P.empty
+        params.append(P(n, kind, default=default, annotation=ann.get(n, P.empty)))
+    if code.vararg:
+        params.append(P(code.vararg, P.VAR_POSITIONAL, annotation=ann.get(code.vararg, P.empty)))
+    kwd = fn.kwdefaults or {}
+    for n in code.kwonly:
+        params.append(P(n, P.KEYWORD_ONLY, default=kwd.get(n, P.empty), annotation=ann.get(n, P.empty)))
+    if code.kwarg:
+        params.append(P(code.kwarg, P.VAR_KEYWORD, annotation=ann.get(code.kwarg, P.empty)))
+    return inspect.Signature(params, return_annotation=ann.get("return", inspect.Signature.empty))

@@ -1,0 +1,364 @@
+"""Guest generators, coroutines and async generators, run on greenlets.
+
+A guest generator body runs in its own greenlet: ``yield`` anywhere inside an expression is
+a switch to whoever resumed it, so the closures are compiled once and need no generator
+variant. The guest only sees the wrapper classes below (no frame, code or greenlet).
+
+Async: ``await x`` delegates to ``x``'s awaiting iterator and passes what it yields (event
+loop requests, see ``aio``) up to the greenlet that resumed the coroutine; an async generator
+wraps its own ``yield`` values in ``_AsyncYield`` so ``__anext__`` can tell them apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from greenlet import GreenletExit, getcurrent, greenlet
+
+from safe_eval.context import RunContext, activate, current_context
+from safe_eval.errors import SafeEvalError
+from safe_eval.interpreter import tracebacks
+from safe_eval.interpreter.marks import mark
+from safe_eval.interpreter.runtime import Frame
+from safe_eval.interpreter.tracebacks import CodeInfo
+
+__all__ = [
+    "GuestAsyncGenerator", "GuestCoroutine", "GuestGenerator", "async_iterate", "await_value",
+    "make_generator", "yield_async", "yield_from", "yield_value",
+]
+
+_SEND, _THROW = 0, 1
+
+
+class _AsyncYield:
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def yield_value(v: Any) -> Any:
+    return getcurrent().parent.switch(v)
+
+
+def yield_async(v: Any) -> Any:
+    return getcurrent().parent.switch(_AsyncYield(v))
+
+
+def _body_runner(body: Callable[[Frame], Any], frame: Frame, info: CodeInfo, is_async: bool) -> Any:
+    def run(_first: Any) -> Any:
+        try:
+            body(frame)
+        except (GreenletExit, SafeEvalError):
+            raise
+        except StopIteration as e:
+            err = RuntimeError(("coroutine" if is_async else "generator") + " raised StopIteration")
+            err.__cause__ = e
+            tracebacks.push(err, info)
+            raise err from e
+        except BaseException as e:
+            tracebacks.push(e, info)
+            raise
+        return frame[2]
+    return run
+
+
+class _Resumable:
+    """Shared machinery: resume the greenlet with a value or an exception."""
+
+    __slots__ = ("_g", "_frame", "_info", "_started", "_done", "_running", "_policy", "__weakref__")
+
+    def __init__(self, body: Callable[[Frame], Any], frame: Frame, info: CodeInfo, is_async: bool) -> None:
+        self._g = greenlet(_body_runner(body, frame, info, is_async))
+        self._frame = frame
+        self._info = info
+        self._started = False
+        self._done = False
+        self._running = False
+        ctx = current_context()
+        self._policy = ctx.policy if ctx is not None else None
+
+    @property
+    def __name__(self) -> str:
+        return self._info.name
+
+    def _resume(self, how: int, value: Any) -> tuple[bool, Any]:
+        """Returns (finished, yielded-or-returned value)."""
+        if self._running:
+            raise ValueError(f"{self._kind()} already executing")
+        ctx = current_context()
+        frame = self._frame
+        if ctx is not None:
+            frame[1] = ctx.budget
+        b = frame[1]
+        b.depth += 1
+        if b.depth > b.max_depth:
+            b.too_deep()
+        g = self._g
+        self._running = True
+        self._started = True
+        try:
+            g.parent = getcurrent()
+            r = g.switch(value) if how == _SEND else g.throw(value)
+        except BaseException:
+            self._done = True
+            raise
+        finally:
+            self._running = False
+            b.depth -= 1
+        if g.dead:
+            self._done = True
+            return True, r
+        return False, r
+
+    def _kind(self) -> str:
+        return "generator"
+
+    def _throw_exc(self, typ: Any, val: Any = None, tb: Any = None) -> BaseException:
+        if isinstance(typ, BaseException):
+            return typ
+        if isinstance(typ, type) and issubclass(typ, BaseException):
+            if isinstance(val, typ):
+                return val
+            return typ() if val is None else typ(val)
+        raise TypeError("exceptions must be classes or instances deriving from BaseException, not "
+                        + type(typ).__name__)
+
+    def _close(self) -> None:
+        if not self._started or self._done:
+            self._done = True
+            return
+        try:
+            finished, _ = self._resume(_THROW, GeneratorExit())
+        except (GeneratorExit, StopIteration, StopAsyncIteration):
+            return
+        if not finished:
+            raise RuntimeError(f"{self._kind()} ignored GeneratorExit")
+
+    def __del__(self) -> None:
+        # a generator dropped while suspended: run its finally blocks now, under a small
+        # fresh budget, never on the budget of whatever host code triggered the collection
+        if not self._started or self._done or self._policy is None:
+            return
+        try:
+            from safe_eval.limits.budget import Budget
+            from safe_eval.limits.model import Limits
+
+            b = Budget(Limits(time=0.05, ops=10_000, recursion=50, output=4096))
+            with activate(RunContext(b, self._policy)):
+                self._close()
+        except BaseException:  # noqa: S110 - nothing may escape a collection
+            pass
+
+
+@mark
+class GuestGenerator(_Resumable):
+    __slots__ = ()
+
+    @staticmethod
+    def start(body: Callable[[Frame], Any], frame: Frame, info: CodeInfo, is_async: bool = False) -> Any:
+        if is_async:
+            return GuestAsyncGenerator(body, frame, info, True)
+        return GuestGenerator(body, frame, info, False)
+
+    def __iter__(self) -> GuestGenerator:
+        return self
+
+    def __next__(self) -> Any:
+        return self.send(None)
+
+    def send(self, value: Any) -> Any:
+        if self._done:
+            raise StopIteration
+        if not self._started and value is not None:
+            raise TypeError("can't send non-None value to a just-started generator")
+        finished, r = self._resume(_SEND, value)
+        if finished:
+            raise StopIteration if r is None else StopIteration(r)
+        return r
+
+    def throw(self, typ: Any, val: Any = None, tb: Any = None) -> Any:
+        exc = self._throw_exc(typ, val, tb)
+        if not self._started or self._done:
+            self._done = True
+            raise exc
+        finished, r = self._resume(_THROW, exc)
+        if finished:
+            raise StopIteration if r is None else StopIteration(r)
+        return r
+
+    def close(self) -> None:
+        self._close()
+
+    def __repr__(self) -> str:
+        return f"<generator object {self._info.qualname}>"
+
+
+@mark
+class GuestCoroutine(GuestGenerator):
+    __slots__ = ()
+
+    def _kind(self) -> str:
+        return "coroutine"
+
+    def __iter__(self) -> Any:
+        raise TypeError("'coroutine' object is not iterable")
+
+    def __await__(self) -> GuestCoroutine:
+        return self
+
+    def __repr__(self) -> str:
+        return f"<coroutine object {self._info.qualname}>"
+
+
+@mark
+class GuestAsyncGenerator(_Resumable):
+    __slots__ = ()
+
+    def _kind(self) -> str:
+        return "async generator"
+
+    def __aiter__(self) -> GuestAsyncGenerator:
+        return self
+
+    def __anext__(self) -> _AStep:
+        return _AStep(self, _SEND, None)
+
+    def asend(self, value: Any) -> _AStep:
+        return _AStep(self, _SEND, value)
+
+    def athrow(self, typ: Any, val: Any = None, tb: Any = None) -> _AStep:
+        return _AStep(self, _THROW, self._throw_exc(typ, val, tb))
+
+    def aclose(self) -> _AClose:
+        return _AClose(self)
+
+    def __repr__(self) -> str:
+        return f"<async_generator object {self._info.qualname}>"
+
+
+@mark
+class _AStep:
+    """The awaitable ``__anext__``/``asend``/``athrow`` return."""
+
+    __slots__ = ("agen", "how", "value")
+
+    def __init__(self, agen: GuestAsyncGenerator, how: int, value: Any) -> None:
+        self.agen, self.how, self.value = agen, how, value
+
+    def __await__(self) -> Iterator[Any]:
+        agen, how, value = self.agen, self.how, self.value
+        if agen._done:
+            if how == _THROW:
+                raise value
+            raise StopAsyncIteration
+        while True:
+            finished, r = agen._resume(how, value)
+            if finished:
+                raise StopAsyncIteration
+            if isinstance(r, _AsyncYield):
+                return r.value
+            try:
+                value = yield r
+                how = _SEND
+            except BaseException as e:  # forwarded into the async generator's pending await
+                how, value = _THROW, e
+
+
+@mark
+class _AClose:
+    __slots__ = ("agen",)
+
+    def __init__(self, agen: GuestAsyncGenerator) -> None:
+        self.agen = agen
+
+    def __await__(self) -> Iterator[Any]:
+        agen = self.agen
+        if not agen._started or agen._done:
+            agen._done = True
+            return None
+        try:
+            yield from _AStep(agen, _THROW, GeneratorExit()).__await__()
+        except (GeneratorExit, StopAsyncIteration):
+            return None
+        raise RuntimeError("async generator ignored GeneratorExit")
+
+
+def make_generator(fn: Any, frame: Frame) -> Any:
+    code = fn.code
+    if code.is_async and code.is_generator:
+        return GuestAsyncGenerator(code.body, frame, code.info, True)
+    if code.is_async:
+        return GuestCoroutine(code.body, frame, code.info, True)
+    return GuestGenerator(code.body, frame, code.info, False)
+
+
+# -- delegation: yield from / await --------------------------------------------------------
+def _delegate(it: Any) -> Any:
+    send = getattr(it, "send", None)
+    try:
+        y = next(it)
+    except StopIteration as s:
+        return s.value
+    while True:
+        try:
+            v = getcurrent().parent.switch(y)
+        except (GreenletExit, SafeEvalError):
+            raise
+        except GeneratorExit:
+            close = getattr(it, "close", None)
+            if close is not None:
+                close()
+            raise
+        except BaseException as e:
+            thr = getattr(it, "throw", None)
+            if thr is None:
+                raise
+            try:
+                y = thr(e)
+            except StopIteration as s:
+                return s.value
+            continue
+        try:
+            y = next(it) if v is None or send is None else send(v)
+        except StopIteration as s:
+            return s.value
+
+
+def yield_from(value: Any) -> Any:
+    if isinstance(value, GuestCoroutine):
+        raise TypeError("cannot 'yield from' a coroutine object in a non-coroutine generator")
+    it = value if isinstance(value, GuestGenerator) else iter(value)
+    return _delegate(it)
+
+
+def await_value(aw: Any) -> Any:
+    t = type(aw)
+    if t is GuestCoroutine:
+        return _delegate(aw)
+    m = getattr(t, "__await__", None)
+    if m is None:
+        raise TypeError(f"object {t.__name__} can't be used in 'await' expression")
+    return _delegate(m(aw))
+
+
+def async_iterate(obj: Any) -> Iterator[Any]:
+    """``async for`` as a plain host iterator running inside the coroutine's greenlet."""
+    m = getattr(type(obj), "__aiter__", None)
+    if m is None:
+        raise TypeError(f"'async for' requires an object with __aiter__ method, got {type(obj).__name__}")
+    ait = m(obj)
+    anext = getattr(type(ait), "__anext__", None)
+    if anext is None:
+        raise TypeError("'async for' received an object from __aiter__ that does not implement __anext__: "
+                        + type(ait).__name__)
+
+    def gen() -> Iterator[Any]:
+        while True:
+            try:
+                v = await_value(anext(ait))
+            except StopAsyncIteration:
+                return
+            yield v
+    return gen()

@@ -1,0 +1,72 @@
+"""Run-time pieces shared by the compiled closures: signals, cells, the builtins table.
+
+A frame is a plain list: ``[globals, budget, return value, slots...]`` (see scopes.FIRST_SLOT).
+Statements return ``None`` to go on, or one of the signals ``BREAK``, ``CONTINUE``, ``RETURN``
+(the value is in ``frame[RET]``): cheaper than exceptions for control flow, and no flag to reset.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from safe_eval.interpreter.marks import mark
+
+__all__ = ["BREAK", "CONTINUE", "RETURN", "UNBOUND", "Cell", "Frame", "G", "B", "RET", "NS", "Signal"]
+
+G, B, RET, NS = 0, 1, 2, 3
+
+Frame = list[Any]
+
+
+class Signal:
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+BREAK = Signal("BREAK")
+CONTINUE = Signal("CONTINUE")
+RETURN = Signal("RETURN")
+
+
+class _Unbound:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<unbound>"
+
+
+UNBOUND: Any = _Unbound()
+
+
+@mark
+class Cell:
+    """A closure cell; an unset ``v`` means the variable is unbound."""
+
+    __slots__ = ("v",)
+
+    def __repr__(self) -> str:
+        return "<cell>"
+
+
+Stmt = Callable[[Frame], Any]
+Expr = Callable[[Frame], Any]
+
+
+def raise_host_recursion_limit(max_depth: int) -> int:
+    """Make room on the host stack for ``max_depth`` guest frames; returns the old limit.
+
+    A guest call costs a handful of host frames (call closure, body block, expression
+    nesting); 60 per guest frame is generous, so the guest recursion limit always trips first.
+    """
+    old = sys.getrecursionlimit()
+    want = 60 * max_depth + 1000
+    if want > old:
+        sys.setrecursionlimit(want)
+    return old

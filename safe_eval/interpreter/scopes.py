@@ -1,0 +1,315 @@
+"""Scope analysis: which names are fast locals, cells, free variables or globals.
+
+The same classification CPython's ``symtable`` makes, computed from the (scrubbed) AST so it
+always matches the tree we compile. The compiler asks ``Scope.kind_of(name)`` once per name
+node and emits a closure that does exactly one kind of lookup.
+
+Kinds:
+    FAST      a local of a function: a slot in the frame list
+    CELL      a local captured by an inner function, or a free variable: the slot holds a Cell
+    GLOBAL    the module namespace (then builtins)
+    NAME      module level, or a class body name: the scope's dict, then globals, then builtins
+    CLASSDEREF  a class body reading an enclosing function's variable: class dict, then the cell
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+__all__ = ["CELL", "CLASSDEREF", "FAST", "GLOBAL", "NAME", "Scope", "analyse_scopes", "FIRST_SLOT"]
+
+FAST, CELL, GLOBAL, NAME, CLASSDEREF = "fast", "cell", "global", "name", "classderef"
+
+# frame layout: [globals dict, budget, return value, (class ns for class bodies), slots...]
+FIRST_SLOT = 3
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+@dataclass(eq=False)
+class Scope:
+    kind: str  # "module" | "class" | "function"
+    node: ast.AST
+    parent: Scope | None
+    name: str = "<module>"
+    params: list[str] = field(default_factory=list)
+    assigned: set[str] = field(default_factory=set)
+    used: set[str] = field(default_factory=set)
+    deleted: set[str] = field(default_factory=set)
+    globals_: set[str] = field(default_factory=set)
+    nonlocals: set[str] = field(default_factory=set)
+    walrus_out: set[str] = field(default_factory=set)  # comprehension walrus targets
+    children: list[Scope] = field(default_factory=list)
+    is_comprehension: bool = False
+    is_generator: bool = False
+    is_async: bool = False
+    # results
+    cells: set[str] = field(default_factory=set)
+    frees: list[str] = field(default_factory=list)
+    slots: dict[str, int] = field(default_factory=dict)
+    nslots: int = FIRST_SLOT
+    class_cell: bool = False
+
+    # -- resolution ------------------------------------------------------------------------
+    def locals_(self) -> set[str]:
+        return (self.assigned | set(self.params)) - self.globals_ - self.nonlocals - self.walrus_out
+
+    def kind_of(self, name: str) -> str:
+        if self.kind == "module":
+            return NAME
+        if name in self.globals_:
+            return GLOBAL
+        if self.kind == "class":
+            if name in self.frees and name not in self.assigned:
+                return CLASSDEREF
+            return NAME
+        if name in self.frees or name in self.cells:
+            return CELL
+        if name in self.slots:
+            return FAST
+        return GLOBAL
+
+    def add_free(self, name: str) -> None:
+        if name not in self.frees:
+            self.frees.append(name)
+
+
+class _Collector(ast.NodeVisitor):
+    """Walk the tree once, building the scope tree and each scope's name sets."""
+
+    def __init__(self, root: Scope) -> None:
+        self.scope = root
+        self.by_node: dict[int, Scope] = {id(root.node): root}
+
+    def _child(self, kind: str, node: ast.AST, name: str) -> Scope:
+        s = Scope(kind, node, self.scope, name)
+        self.scope.children.append(s)
+        self.by_node[id(node)] = s
+        return s
+
+    def _in(self, scope: Scope, nodes: list[ast.AST]) -> None:
+        saved, self.scope = self.scope, scope
+        for n in nodes:
+            self.visit(n)
+        self.scope = saved
+
+    def _bind(self, name: str) -> None:
+        self.scope.assigned.add(name)
+
+    # -- definitions -----------------------------------------------------------------------
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> None:
+        a = node.args
+        for d in [*a.defaults, *[k for k in a.kw_defaults if k is not None]]:
+            self.visit(d)
+        if not isinstance(node, ast.Lambda):
+            for d in node.decorator_list:
+                self.visit(d)
+            self._bind(node.name)
+        name = node.name if not isinstance(node, ast.Lambda) else "<lambda>"
+        s = self._child("function", node, name)
+        s.is_async = isinstance(node, ast.AsyncFunctionDef)
+        params = [x.arg for x in [*a.posonlyargs, *a.args]]
+        if a.vararg:
+            params.append(a.vararg.arg)
+        params += [x.arg for x in a.kwonlyargs]
+        if a.kwarg:
+            params.append(a.kwarg.arg)
+        s.params = params
+        body: list[ast.AST] = [node.body] if isinstance(node, ast.Lambda) else list(node.body)
+        self._in(s, body)
+
+    visit_FunctionDef = _function
+    visit_AsyncFunctionDef = _function
+    visit_Lambda = _function
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for n in [*node.bases, *[k.value for k in node.keywords], *node.decorator_list]:
+            self.visit(n)
+        self._bind(node.name)
+        s = self._child("class", node, node.name)
+        self._in(s, list(node.body))
+
+    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp) -> None:
+        gens = node.generators
+        self.visit(gens[0].iter)
+        s = self._child("function", node, "<" + type(node).__name__.lower() + ">")
+        s.is_comprehension = True
+        s.is_generator = isinstance(node, ast.GeneratorExp)
+        s.params = [".0"]
+        parts: list[ast.AST] = []
+        for i, g in enumerate(gens):
+            parts.append(g.target)
+            if i:
+                parts.append(g.iter)
+            parts += g.ifs
+            if g.is_async:
+                s.is_async = True
+        parts += [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        self._in(s, parts)
+
+    visit_ListComp = _comprehension
+    visit_SetComp = _comprehension
+    visit_DictComp = _comprehension
+    visit_GeneratorExp = _comprehension
+
+    # -- names -----------------------------------------------------------------------------
+    def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Load):
+            self.scope.used.add(node.id)
+            if node.id == "super":
+                self._need_class_cell()
+        else:
+            self._bind(node.id)
+            if isinstance(node.ctx, ast.Del):
+                self.scope.deleted.add(node.id)
+        if node.id == "__class__" and isinstance(node.ctx, ast.Load):
+            self._need_class_cell()
+
+    def _need_class_cell(self) -> None:
+        if self.scope.kind == "function":
+            self.scope.used.add("__class__")
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> None:
+        self.visit(node.value)
+        name = node.target.id
+        s = self.scope
+        while s.is_comprehension and s.parent is not None:
+            s.walrus_out.add(name)
+            s.used.add(name)
+            s = s.parent
+        s.assigned.add(name)
+
+    def visit_Global(self, node: ast.Global) -> None:
+        self.scope.globals_.update(node.names)
+
+    def visit_Nonlocal(self, node: ast.Nonlocal) -> None:
+        self.scope.nonlocals.update(node.names)
+
+    def visit_Import(self, node: ast.Import) -> None:
+        for a in node.names:
+            self._bind(a.asname or a.name.split(".")[0])
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
+        for a in node.names:
+            if a.name != "*":
+                self._bind(a.asname or a.name)
+
+    def visit_ExceptHandler(self, node: ast.ExceptHandler) -> None:
+        if node.name:
+            self._bind(node.name)
+            self.scope.deleted.add(node.name)
+        self.generic_visit(node)
+
+    def visit_MatchAs(self, node: ast.MatchAs) -> None:
+        if node.name:
+            self._bind(node.name)
+        self.generic_visit(node)
+
+    def visit_MatchStar(self, node: ast.MatchStar) -> None:
+        if node.name:
+            self._bind(node.name)
+
+    def visit_MatchMapping(self, node: ast.MatchMapping) -> None:
+        if node.rest:
+            self._bind(node.rest)
+        self.generic_visit(node)
+
+    def visit_Yield(self, node: ast.Yield) -> None:
+        self.scope.is_generator = True
+        self.generic_visit(node)
+
+    def visit_YieldFrom(self, node: ast.YieldFrom) -> None:
+        self.scope.is_generator = True
+        self.generic_visit(node)
+
+    def visit_Await(self, node: ast.Await) -> None:
+        self.scope.is_async = True
+        self.generic_visit(node)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        # the annotation is inert after scrub: never evaluated, so its names are not uses
+        self.visit(node.target)
+        if node.value is not None:
+            self.visit(node.value)
+
+    def visit_arg(self, node: ast.arg) -> None:
+        return None
+
+
+def _resolve(scope: Scope) -> None:
+    if scope.kind == "function":
+        local = scope.locals_()
+        wanted = (scope.used - local - scope.globals_) | scope.nonlocals | scope.walrus_out
+    elif scope.kind == "class":
+        wanted = scope.used - scope.globals_
+        wanted |= scope.nonlocals
+        local = set()
+    else:
+        wanted, local = set(), set()
+    for name in sorted(wanted):
+        _link(scope, name)
+    if scope.kind == "function":
+        slot = FIRST_SLOT
+        for p in scope.params:
+            if p not in scope.slots:
+                scope.slots[p] = slot
+                slot += 1
+        for n in sorted(local - set(scope.params)):
+            scope.slots[n] = slot
+            slot += 1
+        scope.nslots = slot
+    for child in scope.children:
+        _resolve(child)
+    # frees get slots after the children told us which of our locals they capture
+    # (cells are locals: their slot already exists); free slots come last
+    if scope.kind in ("function", "class"):
+        base = scope.nslots if scope.kind == "function" else FIRST_SLOT + 1
+        if scope.kind == "class" and scope.class_cell:
+            scope.slots["__class__"] = base
+            base += 1
+        for n in scope.frees:
+            if n not in scope.slots:
+                scope.slots[n] = base
+                base += 1
+        scope.nslots = base
+
+
+def _link(scope: Scope, name: str) -> None:
+    """Find the scope that binds ``name`` for a use in ``scope``; mark the path free."""
+    path = [scope]
+    s = scope.parent
+    while s is not None and s.kind != "module":
+        if s.kind == "class":
+            if name == "__class__":
+                s.class_cell = True
+                for p in path:
+                    p.add_free(name)
+                return
+            path.append(s)
+            s = s.parent
+            continue
+        if name in s.locals_() or name in s.nonlocals or name in s.walrus_out:
+            if name in s.locals_():
+                s.cells.add(name)
+            else:
+                _link(s, name)
+            for p in path:
+                p.add_free(name)
+            return
+        path.append(s)
+        s = s.parent
+    # not found: global (nonlocal of a missing name is a SyntaxError caught by the parser)
+
+
+def analyse_scopes(tree: ast.Module) -> dict[int, Scope]:
+    """Scope tree of a module: ``id(node) -> Scope`` for the module and every function,
+    lambda, class and comprehension node."""
+    root = Scope("module", tree, None)
+    c = _Collector(root)
+    for stmt in tree.body:
+        c.visit(stmt)
+    for child in root.children:
+        _resolve(child)
+    return c.by_node

@@ -1,0 +1,91 @@
+"""Running guest code at the API boundary: a fresh budget and context, and errors mapped to
+the safe-eval tree (``GuestError`` with a guest traceback, limits, ``InternalError``).
+
+Used by the public API for every evaluation, and by guest functions the host calls later
+when no evaluation is active (``Function.__call__``).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from greenlet import GreenletExit
+from greenlet import error as GreenletError
+
+from safe_eval import context
+from safe_eval.context import RunContext
+from safe_eval.errors import GuestError, InternalError, MemoryLimit, RecursionLimit, SafeEvalError
+from safe_eval.interpreter import tracebacks
+from safe_eval.interpreter.compile_stmt import guest_raised
+from safe_eval.interpreter.runtime import raise_host_recursion_limit
+from safe_eval.limits.budget import Budget
+
+__all__ = ["call_fresh", "run_guarded", "to_api_error"]
+
+
+def run_guarded(
+    ctx: RunContext, fn: Callable[..., Any], *args: Any
+) -> Any:
+    """Run ``fn(*args)`` with ``ctx`` active; raise only SafeEvalError subclasses."""
+    stack = context._stack()  # the per-thread stack behind activate(): pushed inline for speed
+    stack.append(ctx)
+    old = raise_host_recursion_limit(ctx.budget.max_depth)
+    try:
+        return fn(*args)
+    except BaseException as e:
+        err = to_api_error(e)
+        if err is e:
+            raise
+        raise err from None
+    finally:
+        stack.pop()
+        if sys.getrecursionlimit() != old:
+            sys.setrecursionlimit(old)
+
+
+def _message(e: BaseException) -> str:
+    try:
+        return str(e)  # may run a guest __str__: still under the active budget
+    except SafeEvalError:
+        raise
+    except BaseException:
+        return f"<unprintable {type(e).__name__} object>"
+
+
+def to_api_error(e: BaseException) -> BaseException:
+    if isinstance(e, SafeEvalError):
+        return e
+    if isinstance(e, (GreenletExit, GreenletError)):
+        return InternalError(f"interpreter error: {type(e).__name__}: {e}")
+    if not guest_raised(e):
+        if isinstance(e, KeyboardInterrupt):
+            return e
+        if isinstance(e, MemoryError):
+            return MemoryLimit("out of memory")
+        if isinstance(e, RecursionError):
+            return RecursionLimit("host stack exhausted (nesting too deep)")
+    frames = tracebacks.frames_of(e)
+    try:
+        message = _message(e)
+    except SafeEvalError as limit:
+        return limit
+    err = GuestError(type(e).__name__, message, frames, e)
+    return err
+
+
+def call_fresh(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """A host call of a guest function with no evaluation active: a fresh budget under the
+    policy and limits the function was defined with."""
+    origin = fn.origin
+    if origin is None:
+        from safe_eval.policy import resolve_policy
+
+        policy = resolve_policy(None)
+        limits, filename, run_nested, audit = policy.limits, "<safe-eval>", None, None
+    else:
+        policy, limits, filename = origin.policy, origin.limits, origin.filename
+        run_nested, audit = origin.run_nested, origin.audit
+    ctx = RunContext(Budget(limits), policy, audit, run_nested, filename)
+    return run_guarded(ctx, lambda: fn.invoke(ctx.budget, args, kwargs))

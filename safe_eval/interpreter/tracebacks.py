@@ -1,0 +1,89 @@
+"""Guest tracebacks: where in the guest source an exception passed, without host frames.
+
+Blocks note the statement that was running when an exception went through them (the
+innermost note per guest frame wins); guest calls close the frame and push it. At the API
+boundary the frames become ``GuestFrame``s, outermost first, like CPython's traceback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from safe_eval.errors import GuestFrame, LimitExceeded
+
+__all__ = ["CodeInfo", "clear", "frames_of", "note", "push"]
+
+_KEY = "__safe_eval_trace__"
+
+
+@dataclass(frozen=True, eq=False)
+class CodeInfo:
+    """Static facts about one compiled guest code unit (module, function, class body)."""
+
+    name: str
+    qualname: str
+    filename: str
+    lines: tuple[str, ...]
+
+    def source_line(self, line: int) -> str:
+        return self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+
+
+class _Trace:
+    __slots__ = ("pending", "frames")
+
+    def __init__(self) -> None:
+        self.pending: tuple[int, int] | None = None
+        self.frames: list[tuple[CodeInfo, int, int]] = []  # innermost first
+
+
+def _trace(e: BaseException) -> _Trace | None:
+    try:
+        d = e.__dict__
+    except AttributeError:
+        return None
+    t = d.get(_KEY)
+    if t is None:
+        t = d[_KEY] = _Trace()
+    return t  # type: ignore[no-any-return]
+
+
+def note(e: BaseException, pos: tuple[int, int]) -> None:
+    """A statement at ``pos`` (line, col) was running when ``e`` went through."""
+    if isinstance(e, LimitExceeded):
+        e.at_line(pos[0])
+        return
+    t = _trace(e)
+    if t is not None and t.pending is None:
+        t.pending = pos
+
+
+def push(e: BaseException, code: CodeInfo) -> None:
+    """``e`` leaves a guest frame running ``code``."""
+    if isinstance(e, LimitExceeded):
+        return
+    t = _trace(e)
+    if t is not None:
+        line, col = t.pending or (0, 0)
+        t.frames.append((code, line, col))
+        t.pending = None
+
+
+def clear(e: BaseException) -> None:
+    """A fresh ``raise e``: the traceback starts again."""
+    try:
+        e.__dict__.pop(_KEY, None)
+    except AttributeError:
+        pass
+
+
+def frames_of(e: BaseException) -> list[GuestFrame]:
+    t: Any = getattr(e, "__dict__", {}).get(_KEY)
+    if t is None:
+        return []
+    out = [
+        GuestFrame(code.filename, line, col, code.name, code.source_line(line))
+        for code, line, col in reversed(t.frames)
+    ]
+    return out
