@@ -7,29 +7,46 @@ on a guest-supplied name itself):
     set_attr(obj, name, value)     attribute write (``obj.name = v``, setattr, augmented assignment)
     del_attr(obj, name)            attribute delete
     import_module(name, policy)    ``import name`` / ``from name import x``: a curated wrapper
-    enter_value(value, policy)     a value crossing host -> guest (env values, tool results)
-    guest_exception(exc)           a host exception crossing into the guest, re-created clean
+    enter_value(value, policy)     a value crossing host -> guest (env values, tool results);
+                                   pass ``name=`` (the env key) so tools are decided by that name
+    guest_exception(exc)           a host exception crossing into the guest, cleaned in place
     format_value(value, spec)      ``format()`` and f-string ``{x:spec}``
     BUILTINS                       the guest's builtins, without the interpreter-provided ones
+    builtin_names()                BUILTINS keys + "super", for the static unknown-name check
 
-This file is a facade: the allowlists live in ``attributes.py``, the builtins in
-``builtins.py``, the curated modules in ``modules/``, env proxies and tools in ``proxies.py``.
+For hosts: ``expose(obj, attrs=..., methods=..., writable=...)`` declares what the guest may do
+with a host object put in ``env`` (or give its class a ``__safe_eval_expose__``).
+For safe-eval's own parts: ``register_internal_type`` (interpreter-made guest-facing classes),
+``allow_host_type`` (plain-data host types curated modules hand out), and the
+``__safe_eval_getattr__``/``__safe_eval_setattr__`` hooks a membrane-side class may define.
+
+The allowlists live in ``allowlists.py``, the rules in ``attributes.py``, the builtins in
+``builtins.py``, crossing in ``crossing.py``, tools and proxies in ``proxies.py``, the curated
+modules in ``modules/``. The security model is written up in docs/security-model.md.
 """
 
 from __future__ import annotations
 
+from safe_eval.membrane.allowlists import allow_host_type
 from safe_eval.membrane.attributes import del_attr, get_attr, set_attr
-from safe_eval.membrane.builtins import BUILTINS
-from safe_eval.membrane.crossing import enter_value, format_value, guest_exception
+from safe_eval.membrane.builtins import BUILTINS, builtin_names
+from safe_eval.membrane.crossing import enter_env, enter_value, format_value, guest_exception
+from safe_eval.membrane.kinds import register_internal_type
 from safe_eval.membrane.modules import import_module
+from safe_eval.membrane.proxies import expose
 
 __all__ = [
     "BUILTINS",
+    "allow_host_type",
+    "builtin_names",
     "del_attr",
+    "enter_env",
     "enter_value",
+    "expose",
     "format_value",
     "get_attr",
     "guest_exception",
     "import_module",
+    "register_internal_type",
     "set_attr",
 ]

@@ -1,35 +1,550 @@
-"""Attribute access across the membrane (PLACEHOLDER: the membrane issue replaces the rules)."""
+"""Attribute access across the membrane: ``obj.name`` read, write and delete by guest code.
+
+Rules, by what ``obj`` is (deny by default; every branch is an allowlist):
+
+- an instance of a guest-defined class: public and ``_private`` names are the guest's own
+  (unless a ``_private`` name resolves to a host base class's internals); dunders only from
+  ``GUEST_INSTANCE_DUNDERS``;
+- a guest-defined class: the same, dunders from ``GUEST_TYPE_DUNDERS``; ``__mro__`` is filtered
+  to types the guest may hold; names that only the metaclass provides (``mro``) are refused;
+- an interpreter-made object (guest function, generator ...): its registered names only;
+- a host object: a membrane class answers through its ``__safe_eval_getattr__`` hook (tools,
+  proxies, type stand-ins, curated module wrappers); a registered host type exposes its listed
+  public names; exceptions expose their plain-data fields; functions their ``__name__``;
+  nothing starting with ``_`` otherwise.
+
+Every value read goes through an exit check (``_exit``): modules, frames, code objects,
+tracebacks, cells, host generators, metaclasses and functions of dangerous modules are refused
+whatever path led to them. Writes to host objects are always refused.
+
+Refusals raise ``AttributeError`` (catchable by the guest, so ``hasattr``/``getattr(x, n, d)``
+keep their meaning); messages name the type, never the object's repr (it could hold a secret).
+"""
 
 from __future__ import annotations
 
+import types
+import unicodedata
 from typing import Any
 
-from safe_eval.interpreter.marks import is_guest_object, is_guest_type
+from safe_eval.interpreter.marks import MARK, TOKEN
+from safe_eval.membrane.allowlists import (
+    ALL_PUBLIC,
+    CONDITIONAL_DUNDERS,
+    DATA_METHOD_DUNDERS,
+    EXCEPTION_DUNDERS,
+    EXCEPTION_FIELDS,
+    FORBIDDEN_VALUE_TYPES,
+    GUEST_INSTANCE_DUNDERS,
+    GUEST_TYPE_DUNDERS,
+    HOST_TYPE_NAMES,
+    INTERNAL_DUNDERS,
+    INTERNAL_PUBLIC,
+    PLAIN_SCALARS,
+    TYPE_DUNDERS,
+    is_dangerous_module,
+)
+from safe_eval.membrane.dunders import DEFINABLE_DUNDERS, FORBIDDEN_DUNDERS
+from safe_eval.membrane.formatter import safe_format, safe_format_map
+from safe_eval.membrane.kinds import INTERNAL_NAMES, is_guest_defined_type, is_internal_type
+from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, reveal_type
 
-_READABLE_DUNDERS = frozenset({"__name__", "__qualname__", "__class__", "__doc__", "__dict__"})
+__all__ = ["del_attr", "get_attr", "readable", "set_attr"]
+
+_CURATED_PREFIX = "safe_eval.membrane.modules"
+_FUNCTION_TYPES = frozenset(
+    {
+        types.FunctionType,
+        types.BuiltinFunctionType,
+        types.MethodType,
+        types.MethodWrapperType,
+        types.WrapperDescriptorType,
+        types.MethodDescriptorType,
+        types.ClassMethodDescriptorType,
+    }
+)
+# Writable dunders of interpreter-made objects (what ``functools.wraps`` sets).
+_INTERNAL_WRITABLE = frozenset({"__name__", "__qualname__", "__doc__", "__module__", "__wrapped__"})
+_GUEST_TYPE_WRITABLE = frozenset({"__doc__", "__name__", "__qualname__", "__module__"})
+_GUEST_INSTANCE_WRITABLE = frozenset({"__doc__"}) | EXCEPTION_DUNDERS
 
 
-def _allowed(obj: object, name: str) -> bool:
-    if name.startswith("__") and name.endswith("__"):
-        return name in _READABLE_DUNDERS
-    if name.startswith("_"):
-        return is_guest_object(obj) or (isinstance(obj, type) and is_guest_type(obj))
-    return True
+def _deny(obj: object, name: str, why: str = "") -> AttributeError:
+    kind = "type" if isinstance(obj, type) else "object"
+    tname = obj.__name__ if isinstance(obj, type) else type(obj).__name__
+    text = f"'{tname}' {kind} attribute '{name}' is not accessible in safe-eval"
+    return AttributeError(text + (f" ({why})" if why else ""))
 
 
+def _check_name(name: object) -> str:
+    if type(name) is not str:
+        if not isinstance(name, str):
+            raise TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+        name = str.__str__(name)  # a guest str subclass: use the plain text, not its dunders
+    return name
+
+
+def _looks_private(name: str) -> bool:
+    """``_`` names, including look-alikes that NFKC-normalise to one (``＿＿class＿＿``)."""
+    if name[:1] == "_":
+        return True
+    return not name.isascii() and unicodedata.normalize("NFKC", name)[:1] == "_"
+
+
+def _is_dunder(name: str) -> bool:
+    return len(name) > 4 and name[:2] == "__" and name[-2:] == "__"
+
+
+def _owner(cls: type, name: str) -> type | None:
+    """The class in ``cls.__mro__`` whose namespace defines ``name`` (None: none does)."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass
+    return None
+
+
+def _is_guest_made(value: object) -> bool:
+    tp = type(value)
+    if getattr(tp, MARK, None) is TOKEN:
+        return True
+    return isinstance(value, type) and is_guest_defined_type(value)
+
+
+# -- guarded replacements for hooks that must not be handed out raw ----------------------------
+def _object_setattr(obj: object, name: str, value: object) -> None:
+    """``object.__setattr__`` for the guest: only on its own objects, under the name rules."""
+    if not _is_guest_made(obj):
+        raise _deny(obj, name, "object.__setattr__ only works on objects the code created")
+    name = _check_name(name)
+    _check_guest_write(type(obj), name, obj)
+    object.__setattr__(obj, name, value)
+
+
+def _object_delattr(obj: object, name: str) -> None:
+    if not _is_guest_made(obj):
+        raise _deny(obj, name, "object.__delattr__ only works on objects the code created")
+    name = _check_name(name)
+    _check_guest_write(type(obj), name, obj)
+    object.__delattr__(obj, name)
+
+
+_RAW_HOOKS: dict[Any, Any] = {
+    object.__setattr__: _object_setattr,
+    object.__delattr__: _object_delattr,
+}
+
+
+def _unhook(value: Any) -> Any:
+    try:
+        return _RAW_HOOKS.get(value, value)
+    except TypeError:  # unhashable value: never one of the raw hooks
+        return value
+
+
+# -- the exit check ------------------------------------------------------------------------------
+def _exit(value: Any, obj: object, name: str) -> Any:
+    """Refuse host values that must never reach the guest, whatever path led to them."""
+    tp = type(value)
+    if tp in PLAIN_SCALARS:
+        return value
+    if tp in FORBIDDEN_VALUE_TYPES:
+        raise _deny(obj, name, f"it leads to a host {tp.__name__}")
+    if isinstance(value, type):
+        return _exit_type(value, obj, name)
+    if tp is types.BuiltinFunctionType:
+        owner = value.__self__
+        if isinstance(owner, types.ModuleType) and is_dangerous_module(owner.__name__):
+            if value not in _SAFE_RAW_BUILTINS:
+                raise _deny(obj, name, f"it leads to a function of module '{owner.__name__}'")
+    elif tp is types.FunctionType:
+        if is_dangerous_module(value.__module__):
+            raise _deny(obj, name, f"it leads to a function of module '{value.__module__}'")
+    elif tp is types.MethodType:
+        if isinstance(value.__self__, types.ModuleType):
+            raise _deny(obj, name, "it leads to a method bound to a module")
+        _exit(value.__func__, obj, name)
+    return value
+
+
+def _exit_type(cls: type, obj: object, name: str) -> Any:
+    shown = reveal_type(cls)
+    if shown is not cls:
+        return shown
+    if cls in HOST_TYPE_NAMES or issubclass(cls, BaseException) or is_guest_defined_type(cls):
+        return cls
+    module = cls.__dict__.get("__module__", "")
+    if is_dangerous_module(module):
+        raise _deny(obj, name, f"it leads to class '{cls.__name__}' of module '{module}'")
+    return cls
+
+
+# -- reading -------------------------------------------------------------------------------------
 def get_attr(obj: object, name: str) -> Any:
-    if not _allowed(obj, name):
-        raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")
+    """``obj.name`` for guest code."""
+    name = _check_name(name)
+    tp = type(obj)
+    if getattr(tp, MARK, None) is TOKEN:
+        if is_internal_type(tp):
+            return _exit(_internal_get(obj, tp, name), obj, name)
+        return _exit(_guest_get(obj, tp, name), obj, name)
+    if isinstance(obj, type):
+        if is_guest_defined_type(obj):
+            return _exit(_guest_type_get(obj, name), obj, name)
+        return _exit(_host_type_get(obj, name), obj, name)
+    return _exit(_host_get(obj, tp, name), obj, name)
+
+
+def _guest_get(obj: object, tp: type, name: str) -> Any:
+    if not _looks_private(name):
+        if name in _UNBOUND_FORMAT and isinstance(obj, str) and _owner(tp, name) is str:
+            return _bound_format(obj, name)  # a guest str subclass: never the raw str.format
+        return getattr(obj, name)
+    if _is_dunder(name):
+        if name not in GUEST_INSTANCE_DUNDERS:
+            raise _deny(obj, name)
+        if name == "__class__":
+            return reveal_type(tp)
+        if name == "__dict__":
+            try:
+                return object.__getattribute__(obj, "__dict__")
+            except AttributeError:
+                raise _deny(obj, name, "the object has no __dict__") from None
+        return _unhook(getattr(obj, name))
+    owner = _owner(tp, name)
+    if owner is not None and not is_guest_defined_type(owner):
+        raise _deny(obj, name, f"it belongs to host class '{owner.__name__}'")
     return getattr(obj, name)
 
 
+def _guest_type_get(cls: type, name: str) -> Any:
+    owner = _owner(cls, name)
+    if not _looks_private(name):
+        if owner is None:  # only the metaclass has it (``mro``) or it does not exist
+            raise _deny(cls, name)
+        if owner is str and name in _UNBOUND_FORMAT:
+            return _UNBOUND_FORMAT[name]
+        return getattr(cls, name)
+    if _is_dunder(name):
+        if name not in GUEST_TYPE_DUNDERS:
+            raise _deny(cls, name)
+        if name == "__class__":
+            return reveal_type(type(cls))
+        if name == "__mro__":
+            return tuple(reveal_type(k) for k in cls.__mro__ if _holdable_type(k))
+        return _unhook(getattr(cls, name))
+    if owner is None or not is_guest_defined_type(owner):
+        raise _deny(cls, name)
+    return getattr(cls, name)
+
+
+def _holdable_type(cls: type) -> bool:
+    return is_guest_defined_type(cls) or cls in HOST_TYPE_NAMES or issubclass(cls, BaseException)
+
+
+def _internal_get(obj: object, tp: type, name: str) -> Any:
+    allowed = None
+    for klass in tp.__mro__:
+        if klass in INTERNAL_NAMES:
+            allowed = INTERNAL_NAMES[klass]
+            break
+    if allowed is not None:
+        if name not in allowed:
+            raise _deny(obj, name)
+    elif _looks_private(name):
+        if name not in INTERNAL_DUNDERS:
+            raise _deny(obj, name)
+    elif name not in INTERNAL_PUBLIC and not _in_instance_dict(obj, tp, name):
+        raise _deny(obj, name)
+    if name == "__class__":
+        return reveal_type(tp)
+    value = getattr(obj, name)
+    if name in CONDITIONAL_DUNDERS and not (_is_guest_made(value) or type(value) in PLAIN_SCALARS):
+        raise _deny(obj, name, "it leads to a host object")
+    return value
+
+
+def _in_instance_dict(obj: object, tp: type, name: str) -> bool:
+    """A public attribute the guest stored on an interpreter-made object (``f.calls = 0``)."""
+    if _owner(tp, name) is not None:
+        return False
+    try:
+        return name in object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        return False
+
+
+def _host_type_get(cls: type, name: str) -> Any:
+    if _looks_private(name):
+        if name in TYPE_DUNDERS:
+            return getattr(cls, name)
+        if name == "__class__":
+            return reveal_type(type(cls))
+        if name in DATA_METHOD_DUNDERS or name in ("__init__", "__new__", "__setattr__", "__delattr__"):
+            if cls in HOST_TYPE_NAMES or issubclass(cls, BaseException):
+                return _unhook(getattr(cls, name))
+        raise _deny(cls, name)
+    owner = _owner(cls, name)
+    if owner is None or not _listed(owner, name):
+        raise _deny(cls, name)
+    if owner is str and name in ("format", "format_map"):
+        return _UNBOUND_FORMAT[name]
+    return getattr(cls, name)
+
+
+def _listed(owner: type, name: str) -> bool:
+    names = HOST_TYPE_NAMES.get(owner)
+    if names is None:
+        fields = EXCEPTION_FIELDS.get(owner)
+        return fields is not None and name in fields
+    return names is ALL_PUBLIC or name in names
+
+
+def _host_get(obj: object, tp: type, name: str) -> Any:
+    hook = getattr(tp, "__safe_eval_getattr__", None)
+    if hook is not None:
+        return hook(obj, name)
+    if tp in _FUNCTION_TYPES or tp is super:
+        return _function_get(obj, tp, name)
+    if _looks_private(name):
+        return _host_dunder(obj, tp, name)
+    owner = _owner(tp, name)
+    if owner is None:
+        return _host_instance_field(obj, tp, name)
+    if not _listed(owner, name):
+        if not _curated(tp):
+            raise _deny(obj, name)
+    elif owner is str and name in ("format", "format_map"):
+        return _bound_format(obj, name)
+    return getattr(obj, name)
+
+
+def _curated(tp: type) -> bool:
+    module = tp.__dict__.get("__module__", "")
+    return isinstance(module, str) and module.startswith(_CURATED_PREFIX)
+
+
+def _host_instance_field(obj: object, tp: type, name: str) -> Any:
+    """A public name no class defines: an instance field (``JSONDecodeError.msg``)."""
+    try:
+        fields = object.__getattribute__(obj, "__dict__")
+    except AttributeError:
+        raise _deny(obj, name) from None
+    allowed = (
+        isinstance(obj, BaseException)
+        or _curated(tp)
+        or any(HOST_TYPE_NAMES.get(k) is ALL_PUBLIC for k in tp.__mro__)
+    )
+    if not allowed or name not in fields:
+        raise _deny(obj, name)
+    value = fields[name]
+    if isinstance(obj, BaseException) and not (type(value) in PLAIN_SCALARS or _is_guest_made(value)):
+        raise _deny(obj, name, "it holds a host object")
+    return value
+
+
+def _host_dunder(obj: object, tp: type, name: str) -> Any:
+    if name == "__class__":
+        return reveal_type(tp)
+    if isinstance(obj, BaseException):
+        if name in EXCEPTION_DUNDERS:
+            return getattr(obj, name, None)
+        if name in DATA_METHOD_DUNDERS:
+            return getattr(obj, name)
+        raise _deny(obj, name)
+    if name in DATA_METHOD_DUNDERS and _registered(tp):
+        return getattr(obj, name)
+    if name in CONDITIONAL_DUNDERS and _registered(tp):
+        value = getattr(obj, name)
+        if _is_guest_made(value):
+            return value
+        raise _deny(obj, name, "it leads to a host object")
+    if name in TYPE_DUNDERS and _curated(tp):
+        return getattr(obj, name)
+    raise _deny(obj, name)
+
+
+def _registered(tp: type) -> bool:
+    return any(k in HOST_TYPE_NAMES for k in tp.__mro__[:-1]) or tp is object
+
+
+def _function_get(obj: Any, tp: type, name: str) -> Any:
+    """Host functions, methods and ``super`` objects."""
+    if tp is super:
+        return _super_get(obj, name)
+    if name in TYPE_DUNDERS:
+        return getattr(obj, name)
+    if name == "__class__":
+        return reveal_type(tp)
+    if name in CONDITIONAL_DUNDERS:
+        value = getattr(obj, name, None)
+        if value is not None and _is_guest_made(value):
+            return value
+    if name in DATA_METHOD_DUNDERS and name in ("__call__", "__get__"):
+        return getattr(obj, name)
+    raise _deny(obj, name)
+
+
+def _super_get(obj: Any, name: str) -> Any:
+    """``super().name``: the guest's own classes only; hooks from ``object`` stay guarded."""
+    target = obj.__self__
+    if not (_is_guest_made(target) and not is_internal_type(type(target))):
+        raise _deny(obj, name, "super() of a host object")
+    if _is_dunder(name):
+        if name not in DEFINABLE_DUNDERS and name not in GUEST_INSTANCE_DUNDERS:
+            raise _deny(obj, name)
+        if name == "__class__":
+            return reveal_type(super)
+        return getattr(obj, name)
+    if _looks_private(name):
+        owner = _owner(obj.__thisclass__, name)
+        if owner is not None and not is_guest_defined_type(owner):
+            raise _deny(obj, name)
+    return getattr(obj, name)
+
+
+# -- str.format / format_map ---------------------------------------------------------------------
+def _bound_format(text: Any, name: str) -> Any:
+    fn = safe_format if name == "format" else safe_format_map
+    return _BoundFormat(fn, text, name)
+
+
+class _BoundFormat:
+    """``'...'.format`` as the guest sees it: the safe formatter bound to the string."""
+
+    __slots__ = ("_fn", "_text", "__name__")
+
+    def __init__(self, fn: Any, text: str, name: str) -> None:
+        self._fn = fn
+        self._text = text
+        self.__name__ = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> str:
+        return self._fn(self._text, *args, **kwargs)  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"<built-in method {self.__name__} of str object>"
+
+    def __safe_eval_getattr__(self, name: str) -> Any:
+        if name in ("__name__", "__qualname__"):
+            return self.__name__
+        raise AttributeError(
+            f"'builtin_function_or_method' attribute '{name}' is not accessible in safe-eval"
+        )
+
+
+def _unbound(fn: Any, name: str) -> Any:
+    def method(self: str, *args: Any, **kwargs: Any) -> str:
+        if not isinstance(self, str):
+            raise TypeError(
+                f"descriptor '{name}' requires a 'str' object but received '{type(self).__name__}'"
+            )
+        return fn(self, *args, **kwargs)  # type: ignore[no-any-return]
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+_UNBOUND_FORMAT = {
+    "format": _unbound(safe_format, "format"),
+    "format_map": _unbound(safe_format_map, "format_map"),
+}
+
+
+# -- writing -------------------------------------------------------------------------------------
+def _check_guest_write(tp: type, name: str, obj: object) -> None:
+    """Raise unless guest code may bind/unbind ``name`` on ``obj`` (a guest-made object)."""
+    if isinstance(obj, type):
+        if _is_dunder(name):
+            if name in FORBIDDEN_DUNDERS:
+                raise _deny(obj, name, FORBIDDEN_DUNDERS[name])
+            if name not in DEFINABLE_DUNDERS and name not in _GUEST_TYPE_WRITABLE:
+                raise _deny(obj, name)
+            return
+        if _looks_private(name):
+            owner = _owner(obj, name)
+            if owner is not None and not is_guest_defined_type(owner):
+                raise _deny(obj, name)
+        return
+    if is_internal_type(tp):
+        if name in _INTERNAL_WRITABLE:
+            return
+        if _looks_private(name) or _owner(tp, name) is not None:
+            raise _deny(obj, name, "it belongs to the interpreter")
+        return
+    if _is_dunder(name):
+        if name not in _GUEST_INSTANCE_WRITABLE and name not in DEFINABLE_DUNDERS:
+            raise _deny(obj, name)
+        if name in FORBIDDEN_DUNDERS:
+            raise _deny(obj, name, FORBIDDEN_DUNDERS[name])
+        return
+    if _looks_private(name):
+        owner = _owner(tp, name)
+        if owner is not None and not is_guest_defined_type(owner):
+            raise _deny(obj, name, f"it belongs to host class '{owner.__name__}'")
+
+
+def _writable_target(obj: object) -> bool:
+    if getattr(type(obj), MARK, None) is TOKEN:
+        return True
+    return isinstance(obj, type) and is_guest_defined_type(obj)
+
+
 def set_attr(obj: object, name: str, value: object) -> None:
-    if not (is_guest_object(obj) or (isinstance(obj, type) and is_guest_type(obj))):
-        raise AttributeError(f"'{type(obj).__name__}' object attribute '{name}' is read-only")
-    setattr(obj, name, value)
+    """``obj.name = value`` for guest code: only on objects the guest made."""
+    name = _check_name(name)
+    if _writable_target(obj):
+        _check_guest_write(type(obj), name, obj)
+        setattr(obj, name, value)
+        return
+    hook = getattr(type(obj), "__safe_eval_setattr__", None)
+    if hook is not None and not isinstance(obj, type):
+        hook(obj, name, value)
+        return
+    raise _read_only(obj, name)
 
 
 def del_attr(obj: object, name: str) -> None:
-    if not (is_guest_object(obj) or (isinstance(obj, type) and is_guest_type(obj))):
-        raise AttributeError(f"'{type(obj).__name__}' object attribute '{name}' is read-only")
-    delattr(obj, name)
+    """``del obj.name`` for guest code: only on objects the guest made."""
+    name = _check_name(name)
+    if _writable_target(obj):
+        _check_guest_write(type(obj), name, obj)
+        delattr(obj, name)
+        return
+    raise _read_only(obj, name)
+
+
+def _read_only(obj: object, name: str) -> AttributeError:
+    if isinstance(obj, type | OpaqueType) or obj is GUARDED_TYPE:
+        what = "class"
+    elif isinstance(obj, types.ModuleType) or "module" in type(obj).__name__.lower():
+        what = "module"
+    else:
+        what = "object"
+    tname = obj.__name__ if isinstance(obj, type) else type(obj).__name__
+    return AttributeError(
+        f"cannot set or delete attribute '{name}' of host {what} '{tname}': "
+        "guest code may only change objects it created"
+    )
+
+
+# -- introspection helpers for builtins (dir, hasattr) -------------------------------------------
+def readable(obj: object, name: str) -> bool:
+    """Would ``get_attr(obj, name)`` succeed? (Used by ``dir``; runs the same rules.)"""
+    try:
+        get_attr(obj, name)
+    except AttributeError:
+        return False
+    except Exception:
+        return False
+    return True
+
+
+import builtins as _builtins  # noqa: E402  (needed only for the table below)
+
+# Builtin functions that may be handed out raw (their ``__self__`` is the builtins module,
+# which the exit check otherwise refuses).
+_SAFE_RAW_BUILTINS = frozenset(
+    getattr(_builtins, n)
+    for n in """abs all any ascii bin callable chr divmod format hash hex id isinstance issubclass iter
+    len max min next oct ord pow repr round sorted sum""".split()
+)

@@ -1,23 +1,222 @@
-"""The guest's builtins (PLACEHOLDER: the membrane issue replaces this with guarded versions).
+"""The guest's builtins.
 
-The interpreter adds the builtins that need it (``print``, ``super``, ``eval``, ``exec``,
-``globals``-free ``type`` ...) on top of this table.
+Three groups, merged into ``BUILTINS`` once at import:
+
+1. harmless host builtins handed out as they are (``len``, ``range``, the container types,
+   the standard exception classes ...);
+2. guarded versions written here: ``getattr``/``setattr``/``delattr``/``hasattr``/``vars``/``dir``
+   through the membrane's attribute rules, one-argument ``type``, ``super`` of guest classes,
+   ``print`` into the captured output, ``format`` through ``format_value``, and ``eval``/``exec``,
+   which run their string through safe-eval itself (``current_context().run_nested``);
+3. engineer 5's ``GUARDED_BUILTINS`` (size- and work-checked ``sum``, ``sorted``, ``min`` ...),
+   which replace any entry of the same name.
+
+Never provided: ``compile``, ``open``, ``__import__``, ``globals``, ``locals``, ``breakpoint``,
+``input``, ``help``, ``memoryview``, ``exit``/``quit``, ``SystemExit``/``KeyboardInterrupt``
+(raising them could stop a host that only catches ``Exception``). ``vars()`` and ``dir()``
+without an argument (they would expose the interpreter's scope) raise ``TypeError``.
 """
 
 from __future__ import annotations
 
 import builtins as _b
+import sys
 from typing import Any
 
-_SAFE = """abs all any ascii bin bool bytearray bytes callable chr complex dict divmod enumerate
-filter float frozenset hash hex int isinstance issubclass iter len list map max min next object
-oct ord pow property range repr reversed round set slice sorted staticmethod classmethod str sum
-tuple zip format getattr hasattr setattr type id NotImplemented Ellipsis
-BaseException Exception ArithmeticError AssertionError AttributeError EOFError
-FloatingPointError GeneratorExit ImportError ModuleNotFoundError IndexError KeyError
-KeyboardInterrupt LookupError MemoryError NameError NotImplementedError OSError OverflowError
-RecursionError ReferenceError RuntimeError StopIteration StopAsyncIteration SyntaxError
-SystemError TypeError UnboundLocalError UnicodeError UnicodeDecodeError UnicodeEncodeError
-ValueError ZeroDivisionError Warning UserWarning DeprecationWarning""".split()
+from safe_eval.context import current_context
+from safe_eval.interpreter.marks import MARK, TOKEN
+from safe_eval.limits.guards import GUARDED_BUILTINS, recursion_guard
+from safe_eval.membrane.allowlists import GUEST_INSTANCE_DUNDERS, GUEST_TYPE_DUNDERS
+from safe_eval.membrane.attributes import del_attr, get_attr, readable, set_attr
+from safe_eval.membrane.crossing import format_value
+from safe_eval.membrane.kinds import is_guest_defined_type, is_internal_type
+from safe_eval.membrane.typeview import GUARDED_TYPE
 
-BUILTINS: dict[str, Any] = {name: getattr(_b, name) for name in _SAFE if hasattr(_b, name)}
+__all__ = ["BUILTINS", "builtin_names"]
+
+_RAW = """abs all any ascii bin bool bytearray bytes callable chr complex dict divmod enumerate
+filter float frozenset hash hex id int isinstance issubclass iter len list map max min next object
+oct ord pow property range repr reversed round set slice sorted staticmethod classmethod str sum
+tuple zip NotImplemented Ellipsis""".split()
+
+_EXCEPTIONS = """BaseException Exception ArithmeticError AssertionError AttributeError BufferError
+EOFError FloatingPointError GeneratorExit ImportError ModuleNotFoundError IndexError KeyError
+LookupError MemoryError NameError NotImplementedError OSError OverflowError RecursionError
+ReferenceError RuntimeError StopIteration StopAsyncIteration SyntaxError IndentationError TabError
+SystemError TypeError UnboundLocalError UnicodeError UnicodeDecodeError UnicodeEncodeError
+UnicodeTranslateError ValueError ZeroDivisionError EnvironmentError IOError LookupError
+ConnectionError BrokenPipeError ConnectionAbortedError ConnectionRefusedError ConnectionResetError
+FileExistsError FileNotFoundError InterruptedError IsADirectoryError NotADirectoryError
+PermissionError ProcessLookupError TimeoutError ChildProcessError BlockingIOError
+BaseExceptionGroup ExceptionGroup Warning UserWarning DeprecationWarning PendingDeprecationWarning
+SyntaxWarning RuntimeWarning FutureWarning ImportWarning UnicodeWarning BytesWarning
+ResourceWarning EncodingWarning""".split()
+
+_MISSING: Any = object()
+
+
+# -- attribute builtins ---------------------------------------------------------------------------
+def guest_getattr(obj: Any, name: Any, default: Any = _MISSING, /) -> Any:
+    if not isinstance(name, str):
+        raise TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+    try:
+        return get_attr(obj, name)
+    except AttributeError:
+        if default is _MISSING:
+            raise
+        return default
+
+
+def guest_hasattr(obj: Any, name: Any, /) -> bool:
+    if not isinstance(name, str):
+        raise TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+    try:
+        get_attr(obj, name)
+    except AttributeError:
+        return False
+    return True
+
+
+def guest_setattr(obj: Any, name: Any, value: Any, /) -> None:
+    if not isinstance(name, str):
+        raise TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+    set_attr(obj, name, value)
+
+
+def guest_delattr(obj: Any, name: Any, /) -> None:
+    if not isinstance(name, str):
+        raise TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+    del_attr(obj, name)
+
+
+def guest_vars(*args: Any) -> Any:
+    if len(args) != 1:
+        raise TypeError("vars() needs exactly one argument in safe-eval (the current scope is not exposed)")
+    obj = args[0]
+    if getattr(type(obj), MARK, None) is TOKEN and not is_internal_type(type(obj)):
+        try:
+            return get_attr(obj, "__dict__")
+        except AttributeError:
+            pass
+    raise TypeError("vars() argument must have __dict__ attribute")
+
+
+def guest_dir(*args: Any) -> list[str]:
+    if len(args) != 1:
+        raise TypeError("dir() needs exactly one argument in safe-eval (the current scope is not exposed)")
+    obj = args[0]
+    try:
+        names = _b.dir(obj)
+    except Exception:
+        names = []
+    guest_instance = getattr(type(obj), MARK, None) is TOKEN and not is_internal_type(type(obj))
+    guest_class = isinstance(obj, type) and is_guest_defined_type(obj)
+    if guest_instance or guest_class:
+        dunders = GUEST_INSTANCE_DUNDERS if guest_instance else GUEST_TYPE_DUNDERS
+        return [n for n in names if not (n[:2] == "__" and n[-2:] == "__") or n in dunders]
+    return [n for n in names if readable(obj, n)]
+
+
+# -- type, super -----------------------------------------------------------------------------------
+def guest_super(*args: Any) -> Any:
+    """Two-argument ``super(cls, obj)`` for classes the guest defined (the interpreter compiles
+    the zero-argument form into this call with ``__class__`` and the first argument)."""
+    if len(args) != 2:
+        raise RuntimeError("super(): use super() inside a method or super(Class, obj)")
+    cls, obj = args
+    if not (isinstance(cls, type) and is_guest_defined_type(cls)):
+        raise TypeError("super() in safe-eval works with classes defined by the code")
+    return super(cls, obj)
+
+
+# -- output, formatting ----------------------------------------------------------------------------
+@recursion_guard
+def guest_print(*args: Any, sep: Any = " ", end: Any = "\n", file: Any = None, flush: bool = False) -> None:
+    if file is not None:
+        raise TypeError("print(file=...) is not available in safe-eval")
+    sep = " " if sep is None else sep
+    end = "\n" if end is None else end
+    if not isinstance(sep, str):
+        raise TypeError(f"sep must be None or a string, not {type(sep).__name__}")
+    if not isinstance(end, str):
+        raise TypeError(f"end must be None or a string, not {type(end).__name__}")
+    text = sep.join([str(a) for a in args]) + end
+    ctx = current_context()
+    if ctx is None:  # a host calling a guest function outside any evaluation
+        sys.stdout.write(text)
+        return
+    ctx.budget.write(text)
+
+
+def guest_format(value: Any, format_spec: Any = "", /) -> str:
+    return format_value(value, format_spec)
+
+
+# -- eval / exec -------------------------------------------------------------------------------------
+def _run_nested(mode: str, source: Any, globals_: Any, locals_: Any) -> Any:
+    if isinstance(source, bytes | bytearray):
+        source = bytes(source).decode("utf-8")
+    if not isinstance(source, str):
+        raise TypeError(f"{mode}() arg 1 must be a string in safe-eval (code objects do not exist here)")
+    if globals_ is not None and type(globals_) is not dict:
+        raise TypeError(f"{mode}() globals must be a dict")
+    if locals_ is not None and locals_ is not globals_:
+        raise TypeError(f"{mode}() with separate locals is not supported in safe-eval")
+    ctx = current_context()
+    if ctx is None or ctx.run_nested is None:
+        raise RuntimeError(f"{mode}() is not available outside an evaluation")
+    return ctx.run_nested(str.__str__(source), mode, globals_)
+
+
+def guest_eval(source: Any, globals: Any = None, locals: Any = None, /) -> Any:
+    """``eval`` of a string, through the whole safe-eval pipeline under the same policy and budget."""
+    return _run_nested("eval", source, globals, locals)
+
+
+def guest_exec(source: Any, globals: Any = None, locals: Any = None, /) -> None:
+    """``exec`` of a string, through the whole safe-eval pipeline under the same policy and budget."""
+    _run_nested("exec", source, globals, locals)
+
+
+def _build() -> dict[str, Any]:
+    table: dict[str, Any] = {n: getattr(_b, n) for n in _RAW + _EXCEPTIONS if hasattr(_b, n)}
+    table.update(
+        getattr=guest_getattr,
+        hasattr=guest_hasattr,
+        setattr=guest_setattr,
+        delattr=guest_delattr,
+        vars=guest_vars,
+        dir=guest_dir,
+        type=GUARDED_TYPE,
+        super=guest_super,
+        print=guest_print,
+        format=guest_format,
+        eval=guest_eval,
+        exec=guest_exec,
+    )
+    for fn, name in (
+        (guest_getattr, "getattr"),
+        (guest_hasattr, "hasattr"),
+        (guest_setattr, "setattr"),
+        (guest_delattr, "delattr"),
+        (guest_vars, "vars"),
+        (guest_dir, "dir"),
+        (guest_super, "super"),
+        (guest_print, "print"),
+        (guest_format, "format"),
+        (guest_eval, "eval"),
+        (guest_exec, "exec"),
+    ):
+        fn.__name__ = fn.__qualname__ = name
+    table.update(GUARDED_BUILTINS)  # engineer 5's size/work guards win over ours
+    return table
+
+
+BUILTINS: dict[str, Any] = _build()
+
+_NAMES = frozenset(BUILTINS) | {"super"}
+
+
+def builtin_names() -> frozenset[str]:
+    """Every builtin name guest code may use (for the static unknown-name check)."""
+    return _NAMES

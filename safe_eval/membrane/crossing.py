@@ -1,22 +1,286 @@
-"""Values and exceptions crossing the membrane (PLACEHOLDER: the membrane issue owns this)."""
+"""Values and exceptions crossing the membrane, and ``format()``.
+
+``enter_value(value, policy, name=)``: a host value entering the guest (each env value, each
+tool result). Validate-in-place: plain data passes as the same object (a list of a million
+ints is checked by one C-speed scan, not copied); a container holding something that must be
+wrapped is copied with the wrapped items. Decision table, first match wins:
+
+    plain scalars, guest-made objects, membrane objects, curated modules   as they are
+    list / tuple / dict / set / frozenset / slice                        checked, copied if needed
+    exception instances                                                  cleaned (guest_exception)
+    modules                                                              curated wrapper or Refused
+    type objects                                                         builtin/exception types as they
+                                                                         are, ``type`` -> GUARDED_TYPE,
+                                                                         metaclasses Refused, other classes
+                                                                         Tools (calling builds a proxy)
+    frames, code, cells, coroutines ...                                  Refused
+    host generators / iterators                                          HostIterator
+    registered plain-data types (datetime, Decimal, Counter ...)         as they are
+    ``expose(...)`` declarations, ``__safe_eval_expose__`` classes       HostProxy with those names
+    callables                                                            Tool, or Refused if dangerous
+    anything else                                                        HostProxy exposing nothing
+
+``guest_exception(exc)``: a host exception entering the guest, cleaned in place (identity kept:
+``except E as e`` must see the object that was raised): no traceback, host objects in ``args``
+and fields replaced by a placeholder naming their type, ``__cause__``/``__context__`` cleaned
+the same way.
+"""
 
 from __future__ import annotations
 
+import collections.abc
+import types
 from typing import Any
 
+from safe_eval.errors import SafeEvalError
+from safe_eval.interpreter.marks import MARK, TOKEN
+from safe_eval.limits.guards import check_format_spec
+from safe_eval.membrane.allowlists import FORBIDDEN_VALUE_TYPES, HOST_TYPE_NAMES, PLAIN_SCALARS
+from safe_eval.membrane.danger import dangerous_callable
+from safe_eval.membrane.kinds import is_guest_defined_type
+from safe_eval.membrane.proxies import (
+    Exposed,
+    HostIterator,
+    HostProxy,
+    Refused,
+    Tool,
+    declared,
+    host_iterator,
+    proxy,
+    refused,
+    tool,
+)
+from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, reveal_type
 
-def enter_value(value: Any, policy: Any = None) -> Any:
-    """A host value entering the guest (env values, tool results)."""
-    return value
+__all__ = ["enter_env", "enter_value", "format_value", "guest_exception"]
+
+_CONTAINERS = (list, tuple, dict, set, frozenset)
+_MEMBRANE_TYPES = (Tool, HostProxy, HostIterator, Refused, OpaqueType, type(GUARDED_TYPE))
+_CURATED_PREFIX = "safe_eval.membrane.modules"
+_MAX_DEPTH = 100
 
 
+def _scalar(value: object) -> bool:
+    return type(value) in PLAIN_SCALARS
+
+
+def _guest_made(value: object) -> bool:
+    if getattr(type(value), MARK, None) is TOKEN:
+        return True
+    return isinstance(value, type) and is_guest_defined_type(value)
+
+
+def _curated_object(value: object) -> bool:
+    module = type(value).__dict__.get("__module__", "")
+    return isinstance(module, str) and module.startswith(_CURATED_PREFIX)
+
+
+# -- enter_value -------------------------------------------------------------------------------
+def enter_value(value: Any, policy: Any = None, *, name: str | None = None) -> Any:
+    """``value`` as the guest may hold it (see the module docstring). ``name`` is the env
+    name of the value: the tool name the policy decides calls by."""
+    if type(value) in PLAIN_SCALARS:
+        return value
+    return _enter(value, policy, name, 0)
+
+
+def enter_env(env: collections.abc.Mapping[str, Any], policy: Any = None) -> dict[str, Any]:
+    """Every value of an env mapping entered under its own name."""
+    return {k: enter_value(v, policy, name=k) for k, v in env.items()}
+
+
+def _enter(value: Any, policy: Any, name: str | None, depth: int) -> Any:
+    tp = type(value)
+    if tp in PLAIN_SCALARS or _guest_made(value) or isinstance(value, _MEMBRANE_TYPES):
+        return value
+    if depth > _MAX_DEPTH:
+        return refused(_label(value, name), "data nested too deeply")
+    if tp in _CONTAINERS:
+        return _enter_container(value, policy, depth)
+    if tp is slice:
+        parts = [_enter(p, policy, None, depth + 1) for p in (value.start, value.stop, value.step)]
+        return slice(*parts)
+    if isinstance(value, BaseException):
+        return guest_exception(value)
+    if isinstance(value, Exposed):
+        return proxy(value)
+    if _curated_object(value):
+        return value
+    if isinstance(value, types.ModuleType):
+        return _enter_module(value, policy)
+    if isinstance(value, type):
+        return _enter_type(value, name)
+    if tp in FORBIDDEN_VALUE_TYPES:
+        if isinstance(value, types.GeneratorType):
+            return host_iterator(value)
+        return refused(_label(value, name), f"a host {tp.__name__} is never handed to guest code")
+    if _registered(tp):
+        return _enter_registered(value, name)
+    decl = declared(value)
+    if decl is not None:
+        return proxy(decl)
+    if callable(value):
+        why = dangerous_callable(value)
+        if why:
+            return refused(_label(value, name), why)
+        return tool(name or _callable_name(value), value)
+    if isinstance(value, collections.abc.Iterator):
+        return host_iterator(value)
+    return proxy(Exposed(value))
+
+
+def _enter_container(value: Any, policy: Any, depth: int) -> Any:
+    tp = type(value)
+    if tp is dict:
+        if all(map(_scalar, value)) and all(map(_scalar, value.values())):
+            return value
+        items = [
+            (_enter(k, policy, None, depth + 1), _enter(v, policy, None, depth + 1)) for k, v in value.items()
+        ]
+        if all(a is k and b is v for (a, b), (k, v) in zip(items, value.items(), strict=True)):
+            return value
+        return dict(items)
+    if all(map(_scalar, value)):
+        return value
+    entered = [_enter(v, policy, None, depth + 1) for v in value]
+    if all(a is b for a, b in zip(entered, value, strict=True)):
+        return value
+    return tp(entered)
+
+
+def _enter_module(module: types.ModuleType, policy: Any) -> Any:
+    from safe_eval.membrane.modules import import_module
+
+    modname = module.__name__
+    try:
+        return import_module(modname, policy)
+    except Exception:
+        return refused(f"module '{modname}'", "modules are refused unless safe-eval has a curated wrapper")
+
+
+def _enter_type(cls: type, name: str | None) -> Any:
+    if cls is type:
+        return GUARDED_TYPE
+    if cls in HOST_TYPE_NAMES or _guest_made(cls):
+        return cls
+    if issubclass(cls, type):
+        return refused(f"metaclass '{cls.__name__}'", "metaclasses build host classes")
+    shown = reveal_type(cls)
+    if shown is not cls:
+        return shown
+    why = dangerous_callable(cls)
+    if why:
+        return refused(f"class '{cls.__name__}'", why)
+    if issubclass(cls, BaseException):
+        return cls  # so ``except HostError:`` works; walking it is refused by get_attr
+    return tool(name or cls.__name__, cls)
+
+
+def _registered(tp: type) -> bool:
+    return any(k in HOST_TYPE_NAMES for k in tp.__mro__[:-1])
+
+
+def _enter_registered(value: Any, name: str | None) -> Any:
+    """datetime, Decimal, Counter, deque ...: plain data, but containers must hold plain data."""
+    if isinstance(value, collections.abc.Mapping):
+        items = list(value.items())
+        ok = all(_scalar(k) and _scalar(v) for k, v in items)
+    elif isinstance(value, (collections.deque, list, tuple, set, frozenset)):
+        ok = all(map(_scalar, value))
+    else:
+        ok = not callable(value) or isinstance(value, type)
+    if isinstance(value, collections.defaultdict) and value.default_factory is not None:
+        ok = ok and value.default_factory in HOST_TYPE_NAMES
+    if ok:
+        return value
+    return refused(_label(value, name), "it holds host objects that are not plain data")
+
+
+def _label(value: object, name: str | None) -> str:
+    tname = value.__name__ if isinstance(value, type) else type(value).__name__
+    return f"'{name}' ({tname})" if name else f"a '{tname}' object"
+
+
+def _callable_name(fn: Any) -> str:
+    label = getattr(fn, "__name__", None)
+    return label if isinstance(label, str) else type(fn).__name__
+
+
+# -- exceptions --------------------------------------------------------------------------------
 def guest_exception(exc: BaseException) -> BaseException:
-    """A host exception entering the guest: a fresh copy without traceback or context."""
-    exc.__traceback__ = None
-    exc.__context__ = None
-    exc.__cause__ = None
+    """``exc`` cleaned for the guest, in place (see the module docstring)."""
+    _clean_exception(exc, set())
     return exc
 
 
+def _clean_exception(exc: BaseException, seen: set[int]) -> None:
+    if id(exc) in seen or isinstance(exc, SafeEvalError):
+        return
+    seen.add(id(exc))
+    exc.__traceback__ = None
+    if not _guest_made(exc):
+        exc.args = tuple(_clean_data(a, 0) for a in exc.args)
+        _clean_fields(exc)
+    for link in ("__cause__", "__context__"):
+        nested = getattr(exc, link)
+        if nested is None:
+            continue
+        if isinstance(nested, SafeEvalError):
+            setattr(exc, link, None)
+        else:
+            _clean_exception(nested, seen)
+
+
+def _clean_fields(exc: BaseException) -> None:
+    if isinstance(exc, AttributeError):
+        exc.obj = None  # the object whose attribute was missing: a host object, always dropped
+        if not isinstance(exc.name, str | None):
+            exc.name = None
+    if isinstance(exc, ImportError):
+        exc.path = None  # host file system paths
+    if isinstance(exc, StopIteration):
+        exc.value = _clean_data(exc.value, 0)
+    fields = getattr(exc, "__dict__", None)
+    if fields:
+        for key, val in list(fields.items()):
+            cleaned = _clean_data(val, 0)
+            if cleaned is not val:
+                fields[key] = cleaned
+
+
+def _clean_data(value: Any, depth: int) -> Any:
+    """``value`` if the guest may hold it as exception data, else a placeholder string."""
+    tp = type(value)
+    if tp in PLAIN_SCALARS or _guest_made(value) or isinstance(value, _MEMBRANE_TYPES):
+        return value
+    if isinstance(value, BaseException):
+        _clean_exception(value, set())
+        return value
+    if tp in (tuple, list, frozenset, set) and depth < 10:
+        items = [_clean_data(v, depth + 1) for v in value]
+        if all(a is b for a, b in zip(items, value, strict=True)):
+            return value
+        return tp(items)
+    if tp is dict and depth < 10:
+        pairs = [(_clean_data(k, depth + 1), _clean_data(v, depth + 1)) for k, v in value.items()]
+        if all(a is k and b is v for (a, b), (k, v) in zip(pairs, value.items(), strict=True)):
+            return value
+        return dict(pairs)
+    if isinstance(value, type) and (value in HOST_TYPE_NAMES or issubclass(value, BaseException)):
+        return reveal_type(value)
+    if _registered(tp) and not callable(value):
+        return value
+    return f"<{tp.__name__} object>"
+
+
+# -- format ------------------------------------------------------------------------------------
 def format_value(value: Any, spec: str = "") -> str:
+    """``format(value, spec)`` and f-string ``{value:spec}``: the spec's width and precision
+    are checked against the memory budget before the string is built."""
+    if spec:
+        if type(spec) is not str:
+            if not isinstance(spec, str):
+                raise TypeError(f"format() argument 2 must be str, not {type(spec).__name__}")
+            spec = str.__str__(spec)
+        check_format_spec(spec)
     return format(value, spec)

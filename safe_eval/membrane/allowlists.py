@@ -1,0 +1,235 @@
+"""The membrane's data: which host types the guest may use, which of their attributes it may
+read, and which host values must never reach it.
+
+Everything here is an allowlist except ``FORBIDDEN_VALUE_TYPES`` and ``DANGEROUS_MODULES``,
+which name what the exit check refuses even when an allowed path would lead to it (defense in
+depth: a curated module or a registered type that accidentally hands one out is still caught).
+"""
+
+from __future__ import annotations
+
+import builtins
+import collections
+import datetime
+import decimal
+import fractions
+import functools
+import re
+import types
+import uuid
+from collections.abc import Iterable
+
+from safe_eval.membrane.dunders import DEFINABLE_DUNDERS
+
+__all__ = [
+    "ALL_PUBLIC",
+    "CONDITIONAL_DUNDERS",
+    "DANGEROUS_MODULES",
+    "EXCEPTION_FIELDS",
+    "FORBIDDEN_VALUE_TYPES",
+    "HOST_TYPE_NAMES",
+    "INTERNAL_PUBLIC",
+    "PLAIN_SCALARS",
+    "allow_host_type",
+    "is_dangerous_module",
+    "names_for",
+]
+
+# Marker: every public (non-underscore) attribute of the type is readable.
+ALL_PUBLIC: frozenset[str] = frozenset({"*"})
+
+# -- plain data -----------------------------------------------------------------------------
+# Immutable leaves that carry no reference to anything else: they cross as they are.
+PLAIN_SCALARS: frozenset[type] = frozenset(
+    {type(None), bool, int, float, complex, str, bytes, range, type(Ellipsis), type(NotImplemented)}
+)
+
+# -- host types and their readable attributes ---------------------------------------------
+# Public names the guest may read on instances of the type (and on the type object itself).
+# ``str.format``/``format_map`` are in, but attributes.py swaps them for the safe formatter.
+_DICT_VIEW_TYPES: tuple[type, ...] = (type({}.keys()), type({}.values()), type({}.items()))
+
+HOST_TYPE_NAMES: dict[type, frozenset[str]] = {}
+
+_BASE_TYPES: tuple[type, ...] = (
+    str,
+    bytes,
+    bytearray,
+    int,
+    bool,
+    float,
+    complex,
+    list,
+    tuple,
+    dict,
+    set,
+    frozenset,
+    range,
+    slice,
+    type(None),
+    object,
+    property,
+    staticmethod,
+    classmethod,
+    enumerate,
+    zip,
+    map,
+    filter,
+    reversed,
+    *_DICT_VIEW_TYPES,
+    # iterator types of the containers: nothing public, but they must be usable values
+    type(iter("")),
+    type(iter([])),
+    type(iter(())),
+    type(iter({})),
+    type(iter(set())),
+    type(iter(range(0))),
+    type(iter(b"")),
+    type(reversed([])),
+    # datetime, fractions, decimal, collections, re, uuid, functools: plain data types
+    datetime.date,
+    datetime.datetime,
+    datetime.time,
+    datetime.timedelta,
+    datetime.timezone,
+    datetime.tzinfo,
+    fractions.Fraction,
+    decimal.Decimal,
+    decimal.Context,
+    collections.Counter,
+    collections.OrderedDict,
+    collections.defaultdict,
+    collections.deque,
+    collections.ChainMap,
+    re.Pattern,
+    re.Match,
+    uuid.UUID,
+    functools.partial,
+)
+
+# Public names refused even on allowed types, with the reason.
+_REFUSED_PUBLIC: dict[str, str] = {
+    "mapping": "dict views: the underlying mapping may be a class namespace",
+    "mro": "walks the class hierarchy",
+    "with_traceback": "reaches host frames",
+}
+
+
+def allow_host_type(cls: type, names: Iterable[str] | None = None) -> None:
+    """Let the guest use instances of the host type ``cls``: read ``names`` (default: every
+    public attribute). Curated modules call this for the plain-data types they hand out."""
+    HOST_TYPE_NAMES[cls] = ALL_PUBLIC if names is None else frozenset(names) - _REFUSED_PUBLIC.keys()
+
+
+def names_for(cls: type) -> frozenset[str] | None:
+    """The readable public names of a registered host type, or None when it is not registered."""
+    return HOST_TYPE_NAMES.get(cls)
+
+
+for _t in _BASE_TYPES:
+    allow_host_type(_t, [n for n in dir(_t) if not n.startswith("_")])
+
+# -- exceptions ------------------------------------------------------------------------------
+# Per exception class, the public fields that hold plain data (``AttributeError.obj``,
+# ``ImportError.path`` and ``with_traceback`` are left out on purpose).
+EXCEPTION_FIELDS: dict[type, frozenset[str]] = {
+    BaseException: frozenset({"args", "add_note"}),
+    StopIteration: frozenset({"value"}),
+    StopAsyncIteration: frozenset({"value"}),
+    OSError: frozenset({"errno", "strerror", "filename", "filename2"}),
+    SyntaxError: frozenset({"msg", "lineno", "offset", "text", "filename", "end_lineno", "end_offset"}),
+    UnicodeError: frozenset({"encoding", "object", "start", "end", "reason"}),
+    AttributeError: frozenset({"name"}),
+    NameError: frozenset({"name"}),
+    ImportError: frozenset({"name", "msg"}),
+    SystemExit: frozenset({"code"}),
+}
+if hasattr(builtins, "BaseExceptionGroup"):  # Python 3.11+
+    EXCEPTION_FIELDS[builtins.BaseExceptionGroup] = frozenset(
+        {"exceptions", "message", "derive", "split", "subgroup"}
+    )
+
+# -- dunders ------------------------------------------------------------------------------------
+# Dunders readable on host TYPE objects and host functions: they yield plain strings.
+TYPE_DUNDERS: frozenset[str] = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
+
+# Dunders readable on exception instances (host or guest): chains of exceptions the guest saw.
+EXCEPTION_DUNDERS: frozenset[str] = frozenset(
+    {"__cause__", "__context__", "__suppress_context__", "__notes__"}
+)
+
+# Dunders readable on host objects only when the value they yield is guest-made (a guest
+# bound method's ``__self__``/``__func__``, a staticmethod around a guest function ...).
+CONDITIONAL_DUNDERS: frozenset[str] = frozenset({"__self__", "__func__", "__wrapped__"})
+
+# Dunder methods readable on plain-data instances and allowed types (``(3).__add__``,
+# ``dict.__getitem__``): slot wrappers bound to data. Attribute hooks are never handed out
+# unbound (attributes.py substitutes a guarded ``object.__setattr__``).
+_HOOKS = frozenset({"__getattr__", "__setattr__", "__delattr__", "__init__", "__new__", "__post_init__"})
+DATA_METHOD_DUNDERS: frozenset[str] = DEFINABLE_DUNDERS - _HOOKS
+
+# Dunders readable on instances of guest-defined classes (besides DEFINABLE_DUNDERS, which
+# resolve to the guest's own functions or to slot wrappers bound to the guest object).
+GUEST_INSTANCE_DUNDERS: frozenset[str] = (
+    DEFINABLE_DUNDERS | {"__class__", "__dict__", "__module__", "__doc__"} | EXCEPTION_DUNDERS
+)
+
+# Dunders readable on guest-defined classes.
+GUEST_TYPE_DUNDERS: frozenset[str] = DEFINABLE_DUNDERS | {
+    "__class__",
+    "__name__",
+    "__qualname__",
+    "__module__",
+    "__doc__",
+    "__mro__",
+}
+
+# Guest-visible names of interpreter-made objects (guest functions, bound methods, generators,
+# coroutines, async generators) when their class did not register its own list.
+INTERNAL_PUBLIC: frozenset[str] = frozenset(
+    """send throw close asend athrow aclose result done cancel cancelled exception
+    add_done_callback remove_done_callback get_name set_name""".split()
+)
+INTERNAL_DUNDERS: frozenset[str] = frozenset(
+    """__name__ __qualname__ __module__ __doc__ __wrapped__ __self__ __func__ __defaults__
+    __kwdefaults__ __class__ __next__ __iter__ __await__ __aiter__ __anext__ __call__ __get__
+    __enter__ __exit__ __aenter__ __aexit__""".split()
+)
+
+# -- what must never reach the guest ---------------------------------------------------------
+FORBIDDEN_VALUE_TYPES: frozenset[type] = frozenset(
+    {
+        types.ModuleType,
+        types.FrameType,
+        types.CodeType,
+        types.TracebackType,
+        types.CellType,
+        types.GeneratorType,
+        types.CoroutineType,
+        types.AsyncGeneratorType,
+        types.MappingProxyType,
+        types.GetSetDescriptorType,
+        types.MemberDescriptorType,
+        memoryview,
+    }
+)
+
+# Modules whose functions and classes are refused even as tools, and whose objects are never
+# handed to the guest, whatever path leads to them.
+DANGEROUS_MODULES: frozenset[str] = frozenset(
+    """os posix nt posixpath ntpath genericpath sys subprocess importlib ctypes _ctypes pickle _pickle
+    copyreg marshal shutil socket _socket io _io pathlib builtins runpy code codeop pdb bdb inspect gc
+    signal multiprocessing _multiprocessing threading _thread tempfile faulthandler types resource
+    mmap select selectors asyncio pty tty fcntl termios glob fnmatch zipimport pkgutil site sysconfig
+    platform webbrowser urllib http ftplib smtplib telnetlib xmlrpc ssl _posixsubprocess
+    _signal _imp _frozen_importlib _frozen_importlib_external zipfile tarfile linecache tokenize
+    dis traceback atexit warnings _warnings weakref _weakref ctypes.util concurrent sqlite3 dbm
+    shelve logging _osx_support distutils setuptools pip ensurepip venv""".split()
+)
+
+
+def is_dangerous_module(module_name: object) -> bool:
+    """True for a module name (or a dotted submodule) in ``DANGEROUS_MODULES``."""
+    if not isinstance(module_name, str):
+        return False
+    return module_name in DANGEROUS_MODULES or module_name.split(".", 1)[0] in DANGEROUS_MODULES

@@ -1,0 +1,227 @@
+"""Host values handed to the guest in a form it cannot walk: tools, proxies, refusals.
+
+- ``Tool``: a host callable from ``env`` (or a method of an exposed object). Calling it goes
+  through the policy (``safe_eval.policy.enforce.call_tool``); its result crosses back through
+  ``enter_value``; a host exception it raises crosses through ``guest_exception``. The guest
+  sees ``__name__``, ``__qualname__`` and ``__doc__``, nothing else.
+- ``HostProxy``: any other host object. Exposes only what the host declared with
+  ``expose(obj, attrs=..., methods=..., writable=...)`` or a ``__safe_eval_expose__`` class
+  attribute; by default nothing but its type name in its repr.
+- ``HostIterator``: a host generator or iterator; each item crosses through ``enter_value``.
+- ``Refused``: a host value that must never reach the guest (a module without a curated
+  wrapper, ``exec``, anything from ``os``...). Using it raises ``PolicyViolation``, which guest
+  code cannot catch; merely holding it is harmless, so one bad env entry does not break a run
+  that never touches it.
+
+None of these classes can be built by guest code: their constructors require ``_KEY``, and
+``type(x)`` shows the guest an ``OpaqueType`` (see typeview.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any
+
+from safe_eval.diagnostics import Diagnostic
+from safe_eval.errors import PolicyViolation, SafeEvalError
+from safe_eval.policy.enforce import call_tool
+
+__all__ = ["Exposed", "HostIterator", "HostProxy", "Refused", "Tool", "expose", "refusal"]
+
+_KEY = object()
+
+
+def _check_key(key: object, cls: str) -> None:
+    if key is not _KEY:
+        raise TypeError(f"cannot create '{cls}' instances in safe-eval")
+
+
+def refusal(message: str, hint: str = "") -> PolicyViolation:
+    """A run-time ``PolicyViolation`` (code E401) for a refused host value or access."""
+    diag = Diagnostic("E401", "host-value-refused", message, 0, 0, 0, 0, "runtime", hint)
+    return PolicyViolation([diag])
+
+
+class Tool:
+    """A host callable the guest may call (through the policy) but not look inside."""
+
+    __slots__ = ("_name", "_fn")
+
+    def __init__(self, key: object, name: str, fn: Callable[..., Any]) -> None:
+        _check_key(key, "tool")
+        self._name = name
+        self._fn = fn
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from safe_eval.membrane.crossing import enter_value, guest_exception
+
+        try:
+            result = call_tool(self._name, self._fn, args, kwargs)
+        except SafeEvalError:
+            raise
+        except Exception as exc:  # a host error: re-created clean, raised outside this handler
+            error = guest_exception(exc)
+        else:
+            return enter_value(result)
+        raise error
+
+    def __repr__(self) -> str:
+        return f"<tool {self._name}>"
+
+    def __safe_eval_getattr__(self, name: str) -> Any:
+        if name in ("__name__", "__qualname__"):
+            return self._name
+        if name == "__doc__":
+            doc = getattr(self._fn, "__doc__", None)
+            return doc if isinstance(doc, str) else None
+        raise AttributeError(f"tool '{self._name}' has no attribute '{name}' visible to safe-eval")
+
+
+class Exposed:
+    """A host's declaration of what the guest may use on one object (see ``expose``)."""
+
+    __slots__ = ("obj", "attrs", "methods", "writable")
+
+    def __init__(
+        self,
+        obj: object,
+        attrs: Iterable[str] = (),
+        methods: Iterable[str] = (),
+        writable: Iterable[str] = (),
+    ) -> None:
+        self.obj = obj
+        self.attrs = frozenset(attrs)
+        self.methods = frozenset(methods)
+        self.writable = frozenset(writable)
+        bad = [n for n in self.attrs | self.methods | self.writable if n.startswith("__")]
+        if bad:
+            raise ValueError(f"expose(): dunder names cannot be exposed: {sorted(bad)}")
+
+
+def expose(
+    obj: object, attrs: Iterable[str] = (), methods: Iterable[str] = (), writable: Iterable[str] = ()
+) -> Exposed:
+    """Declare what guest code may do with a host object put in ``env``: read ``attrs``, call
+    ``methods`` (as tools named ``Type.method``), assign ``writable``. Nothing else is visible."""
+    return Exposed(obj, attrs, methods, writable)
+
+
+def declared(obj: object) -> Exposed | None:
+    """The ``__safe_eval_expose__`` declaration of ``obj``'s class, if it has one: a mapping
+    with ``attrs``/``methods``/``writable`` keys or an iterable of names (callables become
+    methods, the rest read-only attributes)."""
+    spec = getattr(type(obj), "__safe_eval_expose__", None)
+    if spec is None:
+        return None
+    if isinstance(spec, Mapping):
+        return Exposed(obj, spec.get("attrs", ()), spec.get("methods", ()), spec.get("writable", ()))
+    names = [spec] if isinstance(spec, str) else list(spec)
+    methods = [n for n in names if callable(getattr(obj, n, None))]
+    return Exposed(obj, [n for n in names if n not in methods], methods)
+
+
+class HostProxy:
+    """A host object as the guest sees it: only the declared names."""
+
+    __slots__ = ("_obj", "_decl", "_label")
+
+    def __init__(self, key: object, decl: Exposed) -> None:
+        _check_key(key, "proxy")
+        self._obj = decl.obj
+        self._decl = decl
+        self._label = type(decl.obj).__name__
+
+    def __repr__(self) -> str:
+        return f"<{self._label} object>"
+
+    def __safe_eval_getattr__(self, name: str) -> Any:
+        from safe_eval.membrane.crossing import enter_value
+
+        decl = self._decl
+        if name in decl.attrs or name in decl.writable:
+            return enter_value(getattr(self._obj, name))
+        if name in decl.methods:
+            return Tool(_KEY, f"{self._label}.{name}", getattr(self._obj, name))
+        raise AttributeError(f"'{self._label}' object attribute '{name}' is not exposed to safe-eval")
+
+    def __safe_eval_setattr__(self, name: str, value: Any) -> None:
+        if name not in self._decl.writable:
+            raise AttributeError(f"'{self._label}' object attribute '{name}' is read-only in safe-eval")
+        setattr(self._obj, name, value)
+
+
+class HostIterator:
+    """A host generator or iterator: iteration only, every item entering the guest."""
+
+    __slots__ = ("_it", "_label")
+
+    def __init__(self, key: object, it: Iterator[Any]) -> None:
+        _check_key(key, "iterator")
+        self._it = it
+        self._label = type(it).__name__
+
+    def __iter__(self) -> HostIterator:
+        return self
+
+    def __next__(self) -> Any:
+        from safe_eval.membrane.crossing import enter_value, guest_exception
+
+        try:
+            item = next(self._it)
+        except StopIteration:
+            raise StopIteration from None
+        except SafeEvalError:
+            raise
+        except Exception as exc:
+            error = guest_exception(exc)
+        else:
+            return enter_value(item)
+        raise error
+
+    def __repr__(self) -> str:
+        return f"<host {self._label}>"
+
+    def __safe_eval_getattr__(self, name: str) -> Any:
+        raise AttributeError(f"host iterator attribute '{name}' is not accessible in safe-eval")
+
+
+class Refused:
+    """A host value the membrane will not hand over; any use raises ``PolicyViolation``."""
+
+    __slots__ = ("_what", "_why")
+
+    def __init__(self, key: object, what: str, why: str) -> None:
+        _check_key(key, "refused")
+        self._what = what
+        self._why = why
+
+    def _error(self) -> PolicyViolation:
+        return refusal(
+            f"{self._what} was passed in by the host but is refused: {self._why}",
+            "pass plain data, a tool function, or an object declared with safe_eval.expose()",
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise self._error()
+
+    def __repr__(self) -> str:
+        return f"<refused {self._what}>"
+
+    def __safe_eval_getattr__(self, name: str) -> Any:
+        raise self._error()
+
+
+def tool(name: str, fn: Callable[..., Any]) -> Tool:
+    return Tool(_KEY, name, fn)
+
+
+def proxy(decl: Exposed) -> HostProxy:
+    return HostProxy(_KEY, decl)
+
+
+def host_iterator(it: Iterator[Any]) -> HostIterator:
+    return HostIterator(_KEY, it)
+
+
+def refused(what: str, why: str) -> Refused:
+    return Refused(_KEY, what, why)

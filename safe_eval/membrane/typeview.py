@@ -1,0 +1,109 @@
+"""What the guest sees when it asks for a type: ``type(x)``, ``x.__class__``, ``K.__mro__``.
+
+Most types are handed out as they are (``type(3)`` is ``int``): the guest can call them and use
+them in ``isinstance``, and ``get_attr`` refuses walking them. Three kinds are not:
+
+- ``type`` itself: its three-argument form builds a host class with arbitrary dunders, so the
+  guest gets ``GUARDED_TYPE``, which only answers ``type(x)`` and ``isinstance(x, type)``;
+- other metaclasses (``ABCMeta``, ``EnumMeta``) for the same reason;
+- safe-eval's own classes (tools, proxies, interpreter internals): calling one could build a
+  membrane object around a host value of the guest's choice.
+
+The last two become an ``OpaqueType``: named, comparable, usable in ``isinstance``, never callable.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from safe_eval.membrane.kinds import is_guest_defined_type
+
+__all__ = ["GUARDED_TYPE", "GuardedType", "OpaqueType", "reveal_type"]
+
+
+class _TypeLike:
+    """Shared parts of the stand-ins: name, repr, isinstance/issubclass support."""
+
+    __slots__ = ("_real", "__weakref__")
+    _real: type
+
+    def __instancecheck__(self, obj: object) -> bool:
+        return isinstance(obj, self._real)
+
+    def __subclasscheck__(self, cls: type) -> bool:
+        real = cls._real if isinstance(cls, _TypeLike) else cls
+        return isinstance(real, type) and issubclass(real, self._real)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, _TypeLike):
+            return self._real is other._real
+        return self._real is other
+
+    def __hash__(self) -> int:
+        return hash(self._real)
+
+    def __repr__(self) -> str:
+        return f"<class '{self._real.__qualname__}'>"
+
+    def __safe_eval_getattr__(self, name: str) -> Any:
+        if name in ("__name__", "__qualname__"):
+            return getattr(self._real, name)
+        raise AttributeError(f"type '{self._real.__name__}' exposes no attribute '{name}' in safe-eval")
+
+
+class GuardedType(_TypeLike):
+    """The guest's ``type``: the one-argument form only."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        self._real = type
+
+    def __call__(self, *args: object, **kwargs: object) -> Any:
+        if len(args) == 1 and not kwargs:
+            return reveal_type(type(args[0]))
+        raise TypeError(
+            "type() takes 1 argument in safe-eval: the 3-argument form is not allowed; "
+            "use a class statement instead"
+        )
+
+
+class OpaqueType(_TypeLike):
+    """A type the guest may name and test against but not call or walk."""
+
+    __slots__ = ()
+
+    def __init__(self, real: type) -> None:
+        self._real = real
+
+    def __call__(self, *args: object, **kwargs: object) -> Any:
+        raise TypeError(f"cannot create '{self._real.__name__}' instances in safe-eval")
+
+
+GUARDED_TYPE = GuardedType()
+
+_opaque: weakref.WeakKeyDictionary[type, OpaqueType] = weakref.WeakKeyDictionary()
+
+# Classes of safe-eval that guest code may construct itself (curated module classes).
+_CONSTRUCTIBLE_PREFIX = "safe_eval.membrane.modules"
+
+
+def _opaque_for(cls: type) -> OpaqueType:
+    view = _opaque.get(cls)
+    if view is None:
+        view = _opaque[cls] = OpaqueType(cls)
+    return view
+
+
+def reveal_type(cls: type) -> Any:
+    """The guest-visible stand-in for the type object ``cls``."""
+    if cls is type:
+        return GUARDED_TYPE
+    if issubclass(cls, type):
+        return _opaque_for(cls)
+    module = cls.__dict__.get("__module__", "")
+    if isinstance(module, str) and module.startswith("safe_eval.") and not is_guest_defined_type(cls):
+        if not module.startswith(_CONSTRUCTIBLE_PREFIX):
+            return _opaque_for(cls)
+    return cls
