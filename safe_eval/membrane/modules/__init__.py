@@ -97,6 +97,7 @@ def import_module(name: str, policy: Any = None) -> CuratedModule:
     if cached is not None:
         return cached
     impl = importlib.import_module(f"{__name__}.{_FILES[name]}")
+    _register_once()
     if getattr(impl, "PER_RUN", False):
         return _per_run(name, impl)
     with _lock:
@@ -131,6 +132,16 @@ def _merge_guards(name: str, attrs: dict[str, Any]) -> dict[str, Any]:
         if attr in attrs:
             attrs[attr] = guarded
     return attrs
+
+
+_registered = False
+
+
+def _register_once() -> None:
+    global _registered
+    if not _registered:
+        _registered = True
+        register_subclassable()
 
 
 def is_curated_module(value: object) -> bool:

@@ -10,17 +10,16 @@ from __future__ import annotations
 import abc
 import collections
 import collections.abc as cabc
-import enum
 import typing
 
 
 def subclassable_classes() -> set[type]:
-    from safe_eval.membrane.modules._typing_namedtuple import _NamedTupleBase
+    from safe_eval.membrane.modules._typing_namedtuple import NamedTuple
     from safe_eval.membrane.modules.collections_abc import NAMES as ABC_NAMES
+    from safe_eval.membrane.modules.enum import BASES as GUEST_ENUMS
 
-    classes: set[type] = {abc.ABC, _NamedTupleBase, typing.Generic, typing.Protocol}
-    classes |= {getattr(enum, n) for n in ("Enum", "IntEnum", "Flag", "IntFlag", "StrEnum", "ReprEnum")
-                if hasattr(enum, n)}
+    classes: set[type] = {abc.ABC, NamedTuple, typing.Generic, typing.Protocol}
+    classes |= set(GUEST_ENUMS)
     classes |= {collections.UserDict, collections.UserList, collections.UserString,
                 collections.OrderedDict, collections.Counter, collections.defaultdict, collections.deque}
     classes |= {getattr(cabc, n) for n in ABC_NAMES if hasattr(cabc, n)}

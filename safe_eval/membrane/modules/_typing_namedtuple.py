@@ -1,8 +1,9 @@
-"""``class P(NamedTuple): x: int; y: int = 0`` without ``exec``.
+"""``typing.NamedTuple`` without ``exec``.
 
-``NamedTuple`` is a host base class whose metaclass builds the guest-safe namedtuple of
-``_namedtuple.py`` from the class body's annotations (in order) and defaults, then copies
-the body's methods onto it. The class body itself was run by the interpreter.
+``NamedTuple`` is a host class whose metaclass builds the guest-safe namedtuple of
+``_namedtuple.py``: as a base (``class P(NamedTuple): x: int; y: int = 0``) from the class
+body's annotations (in order) and defaults, copying the body's methods onto it (the body was
+run by the interpreter); called (``NamedTuple('P', [('x', int)])``) from the field list.
 """
 
 from __future__ import annotations
@@ -17,38 +18,34 @@ _RESERVED = frozenset({"__module__", "__qualname__", "__annotations__", "__doc__
 
 class _NamedTupleMeta(type):
     def __new__(mcls, typename: str, bases: tuple[type, ...], ns: dict[str, Any]) -> Any:
-        if not any(b is _NamedTupleBase for b in bases) or ns.get("_se_root"):
+        if not bases:  # NamedTuple itself
             return super().__new__(mcls, typename, bases, ns)
+        if bases != (NamedTuple,):
+            raise TypeError("can only inherit from a NamedTuple type and Generic")
         annotations = ns.get("__annotations__", {})
         fields = list(annotations)
-        defaults = [ns[name] for name in fields if name in ns]
-        for name in fields[len(fields) - len(defaults):]:
-            if name not in ns:
-                raise TypeError(f"Non-default namedtuple field {name} cannot follow "
-                                f"default field {fields[len(fields) - len(defaults)]}")
+        defaults = []
+        for name in fields:
+            if name in ns:
+                defaults.append(ns[name])
+            elif defaults:
+                raise TypeError(f"Non-default namedtuple field {name} cannot follow default field"
+                                f"{'s' if len(defaults) > 1 else ''} "
+                                + ", ".join(f for f in fields if f in ns))
         cls = namedtuple(typename, fields, defaults=defaults, module=ns.get("__module__"))
         for key, value in ns.items():
             if key in _RESERVED or key in fields:
                 continue
-            if key.startswith("_") and not (key.startswith("__") and key.endswith("__")):
+            if key in ("_make", "_replace", "_asdict", "_fields", "_field_defaults", "__new__",
+                       "__init__", "__getnewargs__"):
                 raise AttributeError(f"Cannot overwrite NamedTuple attribute {key}")
             setattr(cls, key, value)
         return cls
 
-
-class _NamedTupleBase(metaclass=_NamedTupleMeta):
-    _se_root = True
-
-
-def NamedTuple(typename: str, fields: Any = None, /, **kwargs: Any) -> type:
-    """Functional form: ``NamedTuple('P', [('x', int), ('y', int)])``."""
-    pairs = list(fields) if fields is not None else list(kwargs.items())
-    return namedtuple(typename, [name for name, _ in pairs])
+    def __call__(cls, typename: str, fields: Any = None, /, **kwargs: Any) -> Any:
+        pairs = list(fields) if fields is not None else list(kwargs.items())
+        return namedtuple(typename, [name for name, _ in pairs])
 
 
-# Class syntax: ``class P(NamedTuple)`` uses ``__mro_entries__`` to swap in the real base.
-def _mro_entries(bases: tuple[Any, ...]) -> tuple[type, ...]:
-    return (_NamedTupleBase,)
-
-
-NamedTuple.__mro_entries__ = _mro_entries  # type: ignore[attr-defined]
+class NamedTuple(metaclass=_NamedTupleMeta):
+    """Base class (or factory) for exec-free named tuples."""

@@ -56,6 +56,10 @@ class GuestContext:
         _check(name, value)
         setattr(self._ctx, name, value)
 
+    def __safe_eval_setattr__(self, name: str, value: Any) -> None:
+        """The membrane's hook for a guest ``ctx.name = value``: the capped setters only."""
+        GuestContext.__setattr__(self, name, value)
+
     def __repr__(self) -> str:
         return repr(self._ctx)
 

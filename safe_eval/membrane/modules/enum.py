@@ -1,8 +1,11 @@
 """Curated ``enum``: the enum base classes (registered as subclassable) and helpers.
 
 A guest ``class Color(Enum)`` is built by the host ``EnumType`` from a body the interpreter
-ran; guest methods in the body stay guest functions. The functional API
-(``Enum('Color', 'RED GREEN')``) builds the class from names only, without exec.
+ran; guest methods in the body stay guest functions, and the interpreter marks the class as
+guest-made. The functional API (``Enum('Color', 'RED GREEN')``) builds the class on the host
+from names only (no exec); ``_GuestEnumType`` marks that class too, so the guest may use it
+like one it wrote. The guest's ``Enum``/``IntEnum``/... are empty subclasses of the host ones
+with that metaclass (``isinstance(x, enum.Enum)`` still holds on the host side).
 """
 
 from __future__ import annotations
@@ -10,11 +13,45 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from safe_eval.interpreter.marks import mark
 from safe_eval.membrane.modules._util import pick
 
-NAMES = ["Enum", "IntEnum", "Flag", "IntFlag", "StrEnum", "auto", "unique", "EnumMeta", "EnumType",
-         "ReprEnum", "verify", "UNIQUE", "CONTINUOUS", "NAMED_FLAGS", "member", "nonmember"]
+HELPERS = ["auto", "unique", "verify", "UNIQUE", "CONTINUOUS", "NAMED_FLAGS", "member", "nonmember"]
+
+
+class _GuestEnumType(enum.EnumType):
+    def __call__(cls, value: Any, *args: Any, **kwargs: Any) -> Any:
+        result = super().__call__(value, *args, **kwargs)
+        if isinstance(result, type):  # the functional API made a new enum class
+            mark(result)
+        return result
+
+
+class Enum(enum.Enum, metaclass=_GuestEnumType):
+    pass
+
+
+class IntEnum(enum.IntEnum, metaclass=_GuestEnumType):
+    pass
+
+
+class Flag(enum.Flag, metaclass=_GuestEnumType):
+    pass
+
+
+class IntFlag(enum.IntFlag, metaclass=_GuestEnumType):
+    pass
+
+
+class StrEnum(enum.StrEnum, metaclass=_GuestEnumType):
+    pass
+
+
+BASES: tuple[type, ...] = (Enum, IntEnum, Flag, IntFlag, StrEnum)
 
 
 def build() -> dict[str, Any]:
-    return pick(enum, [n for n in NAMES if hasattr(enum, n)])
+    attrs = pick(enum, [n for n in HELPERS if hasattr(enum, n)])
+    attrs.update({cls.__name__: cls for cls in BASES})
+    attrs["EnumMeta"] = attrs["EnumType"] = _GuestEnumType
+    return attrs
