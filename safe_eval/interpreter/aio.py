@@ -1,0 +1,326 @@
+"""A small event loop for guest coroutines (the curated ``asyncio`` exports these names).
+
+Deterministic and cooperative: tasks run in the order they become ready; ``sleep`` uses a
+virtual clock (nothing really waits, so a guest cannot spend its time budget sleeping and
+the result does not depend on the machine). Each task step is charged to the running budget.
+
+A coroutine talks to the loop by what it yields up through ``await``: ``None`` (yield the
+turn), a ``_Sleep`` (wake me later) or a ``Task`` (wake me when it is done).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from collections.abc import Iterator
+from typing import Any
+
+from greenlet import GreenletExit
+
+from safe_eval.context import current_context
+from safe_eval.errors import SafeEvalError
+from safe_eval.interpreter.functions import Function
+from safe_eval.interpreter.generators import GuestCoroutine
+from safe_eval.interpreter.marks import mark
+
+__all__ = [
+    "CancelledError", "Task", "TimeoutError", "create_task", "gather", "iscoroutine",
+    "iscoroutinefunction", "run", "sleep", "wait_for",
+]
+
+TimeoutError = TimeoutError  # noqa: PLW0127 - asyncio.TimeoutError is the builtin since 3.11
+
+_SEND, _THROW = 0, 1
+_loops: list[_Loop] = []
+
+
+@mark
+class CancelledError(BaseException):
+    """The task was cancelled (a BaseException, as in asyncio)."""
+
+
+def _tick() -> None:
+    ctx = current_context()
+    if ctx is not None:
+        b = ctx.budget
+        b.fuel -= 1
+        if b.fuel < 0:
+            b.refuel()
+
+
+@mark
+class Task:
+    """A scheduled coroutine. Await it for its result."""
+
+    __slots__ = ("_coro", "_loop", "_done", "_result", "_exc", "_waiters", "_token", "_cancelling", "_name")
+
+    def __init__(self, coro: Any, loop: _Loop, name: str | None = None) -> None:
+        self._coro = coro
+        self._loop = loop
+        self._done = False
+        self._result: Any = None
+        self._exc: BaseException | None = None
+        self._waiters: list[Task] = []
+        self._token = 0
+        self._cancelling = False
+        self._name = name or f"Task-{loop.next_id()}"
+        loop.schedule(self, _SEND, None)
+
+    # -- the public Task API ---------------------------------------------------------------
+    def done(self) -> bool:
+        return self._done
+
+    def cancelled(self) -> bool:
+        return self._done and isinstance(self._exc, CancelledError)
+
+    def result(self) -> Any:
+        if not self._done:
+            raise RuntimeError("Result is not set.")
+        if self._exc is not None:
+            raise self._exc
+        return self._result
+
+    def exception(self) -> BaseException | None:
+        if not self._done:
+            raise RuntimeError("Exception is not set.")
+        return self._exc
+
+    def get_name(self) -> str:
+        return self._name
+
+    def cancel(self) -> bool:
+        if self._done:
+            return False
+        self._cancelling = True
+        self._loop.schedule(self, _THROW, CancelledError())
+        return True
+
+    def __await__(self) -> Iterator[Any]:
+        while not self._done:
+            yield self
+        return self.result()
+
+    def __repr__(self) -> str:
+        state = "done" if self._done else "pending"
+        return f"<Task {state} name={self._name!r}>"
+
+    # -- driving ---------------------------------------------------------------------------
+    def _step(self, how: int, value: Any) -> None:
+        _tick()
+        try:
+            req = self._coro.send(value) if how == _SEND else self._coro.throw(value)
+        except StopIteration as e:
+            self._finish(e.value, None)
+        except (SafeEvalError, GreenletExit):
+            raise
+        except BaseException as e:
+            self._finish(None, e)
+        else:
+            self._loop.handle(self, req)
+
+    def _finish(self, result: Any, exc: BaseException | None) -> None:
+        self._done, self._result, self._exc = True, result, exc
+        for w in self._waiters:
+            self._loop.schedule(w, _SEND, None)
+        self._waiters.clear()
+
+
+class _Loop:
+    def __init__(self) -> None:
+        self.ready: deque[tuple[Task, int, Any, int]] = deque()
+        self.timers: list[tuple[float, int, Task, Any, int]] = []
+        self.clock = 0.0
+        self.seq = 0
+        self.tasks: list[Task] = []
+
+    def next_id(self) -> int:
+        self.seq += 1
+        return self.seq
+
+    def schedule(self, task: Task, how: int, value: Any) -> None:
+        task._token += 1
+        self.ready.append((task, how, value, task._token))
+        if task not in self.tasks:
+            self.tasks.append(task)
+
+    def handle(self, task: Task, req: Any) -> None:
+        task._token += 1
+        if req is None:
+            self.schedule(task, _SEND, None)
+        elif isinstance(req, _Sleep):
+            heapq.heappush(self.timers, (self.clock + max(req.delay, 0.0), self.next_id(), task, None,
+                                         task._token))
+        elif isinstance(req, _Deadline):
+            req.task._waiters.append(task)
+            heapq.heappush(self.timers, (self.clock + req.timeout, self.next_id(), task, req,
+                                         task._token))
+        elif isinstance(req, Task):
+            if req._done:
+                self.schedule(task, _SEND, None)
+            else:
+                req._waiters.append(task)
+        else:
+            self.schedule(task, _THROW, RuntimeError(f"Task got bad yield: {req!r}"))
+
+    def run(self, main: Task) -> None:
+        while not main._done:
+            if self.ready:
+                task, how, value, token = self.ready.popleft()
+                if token != task._token or task._done:
+                    continue
+                task._step(how, value)
+            elif self.timers:
+                when, _, task, value, token = heapq.heappop(self.timers)
+                self.clock = max(self.clock, when)
+                if token == task._token and not task._done:
+                    if isinstance(value, _Deadline):  # timed out: stop waiting for the task
+                        if task in value.task._waiters:
+                            value.task._waiters.remove(task)
+                        value = _TIMED_OUT
+                    task._token += 1
+                    self.ready.append((task, _SEND, value, task._token))
+            else:
+                raise RuntimeError("Event loop stopped before Future completed.")
+
+    def close(self) -> None:
+        for t in self.tasks:
+            if not t._done:
+                close = getattr(t._coro, "close", None)
+                if close is not None:
+                    try:
+                        close()
+                    except (SafeEvalError, GreenletExit):
+                        raise
+                    except BaseException:  # a task that refuses to close is dropped
+                        pass
+
+
+_TIMED_OUT: Any = object()
+
+
+def _running() -> _Loop:
+    if not _loops:
+        raise RuntimeError("no running event loop")
+    return _loops[-1]
+
+
+def _ensure_task(aw: Any, loop: _Loop) -> Task:
+    if isinstance(aw, Task):
+        return aw
+    if isinstance(aw, GuestCoroutine):
+        return Task(aw, loop)
+    m = getattr(type(aw), "__await__", None)
+    if m is None:
+        raise TypeError(f"An asyncio.Future, a coroutine or an awaitable is required, not {type(aw).__name__}")
+    return Task(m(aw), loop)
+
+
+# -- the asyncio API -----------------------------------------------------------------------
+def run(main: Any, *, debug: bool | None = None) -> Any:
+    if _loops:
+        raise RuntimeError("asyncio.run() cannot be called from a running event loop")
+    if not isinstance(main, GuestCoroutine):
+        raise ValueError(f"a coroutine was expected, got {main!r}")
+    loop = _Loop()
+    _loops.append(loop)
+    try:
+        task = Task(main, loop)
+        loop.run(task)
+        return task.result()
+    finally:
+        _loops.pop()
+        loop.close()
+
+
+@mark
+class _Sleep:
+    __slots__ = ("delay", "result")
+
+    def __init__(self, delay: float, result: Any) -> None:
+        self.delay, self.result = delay, result
+
+    def __await__(self) -> Iterator[Any]:
+        yield (None if self.delay <= 0 else self)
+        return self.result
+
+
+def sleep(delay: float, result: Any = None) -> _Sleep:
+    if not isinstance(delay, (int, float)):
+        raise TypeError(f"'<=' not supported between instances of '{type(delay).__name__}' and 'int'")
+    return _Sleep(float(delay), result)
+
+
+def create_task(coro: Any, *, name: str | None = None) -> Task:
+    if not isinstance(coro, GuestCoroutine):
+        raise TypeError(f"a coroutine was expected, got {coro!r}")
+    return Task(coro, _running(), name)
+
+
+@mark
+class _Gather:
+    __slots__ = ("tasks", "return_exceptions")
+
+    def __init__(self, tasks: list[Task], return_exceptions: bool) -> None:
+        self.tasks, self.return_exceptions = tasks, return_exceptions
+
+    def __await__(self) -> Iterator[Any]:
+        for t in self.tasks:
+            while not t._done:
+                yield t
+                if not self.return_exceptions and t._exc is None:
+                    for other in self.tasks:
+                        if other._done and other._exc is not None:
+                            raise other._exc
+        out = []
+        for t in self.tasks:
+            if t._exc is not None:
+                if not self.return_exceptions:
+                    raise t._exc
+                out.append(t._exc)
+            else:
+                out.append(t._result)
+        return out
+
+
+def gather(*aws: Any, return_exceptions: bool = False) -> _Gather:
+    loop = _running()
+    return _Gather([_ensure_task(a, loop) for a in aws], return_exceptions)
+
+
+@mark
+class _Deadline:
+    __slots__ = ("task", "timeout")
+
+    def __init__(self, task: Task, timeout: float) -> None:
+        self.task, self.timeout = task, timeout
+
+
+@mark
+class _WaitFor:
+    __slots__ = ("aw", "timeout")
+
+    def __init__(self, aw: Any, timeout: float | None) -> None:
+        self.aw, self.timeout = aw, timeout
+
+    def __await__(self) -> Iterator[Any]:
+        task = _ensure_task(self.aw, _running())
+        if self.timeout is None:
+            return (yield from task.__await__())
+        if not task._done:
+            v = yield _Deadline(task, float(self.timeout))
+            if v is _TIMED_OUT and not task._done:
+                task.cancel()
+                raise TimeoutError()
+        return task.result()
+
+
+def wait_for(aw: Any, timeout: float | None) -> _WaitFor:
+    return _WaitFor(aw, timeout)
+
+
+def iscoroutine(obj: Any) -> bool:
+    return isinstance(obj, GuestCoroutine)
+
+
+def iscoroutinefunction(fn: Any) -> bool:
+    return isinstance(fn, Function) and fn.code.is_async and not fn.code.is_generator

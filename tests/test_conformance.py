@@ -1,0 +1,82 @@
+"""Differential test: every conformance program under safe_eval and under CPython.
+
+CPython runs ``exec`` of all but the last statement and ``eval`` of the last expression; both
+sides must agree on the value (type and value; floats within 1e-9 relative), on printed
+output, and on the exception (type and message) when there is one.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from safe_eval import Evaluator, GuestError
+
+CORPUS = Path(__file__).parent / "data" / "conformance"
+FILES = sorted(CORPUS.glob("*.py"))
+
+
+def _env(source: str) -> dict[str, Any]:
+    first = source.splitlines()[0] if source else ""
+    if not first.startswith("# env:"):
+        return {}
+    call = ast.parse(f"dict({first[len('# env:'):].strip()})", mode="eval")
+    return eval(compile(call, "<env>", "eval"), {"math": math, "dict": dict})  # test oracle only
+
+
+def _cpython(source: str, env: dict[str, Any]) -> tuple[str, Any, Any]:
+    tree = ast.parse(source)
+    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    g: dict[str, Any] = {"__name__": "__main__", **env}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            exec(compile(tree, "<cpython>", "exec"), g)
+            value = eval(compile(ast.Expression(last.value), "<cpython>", "eval"), g) if last else None
+        except Exception as e:  # noqa: BLE001 - compared with safe_eval's error
+            return out.getvalue(), None, (type(e).__name__, str(e))
+    return out.getvalue(), value, None
+
+
+def _same(a: Any, b: Any) -> bool:
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return math.isclose(a, b, rel_tol=1e-9) or (math.isnan(a) and math.isnan(b))
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return bool(a == b)
+
+
+def _comparable(v: Any) -> Any:
+    """Guest objects (classes defined by the program) compare by repr across the two runs."""
+    if isinstance(v, (int, float, complex, str, bytes, bool, type(None), list, tuple, dict, set, frozenset)):
+        return v
+    return repr(v)
+
+
+@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+def test_conformance(path: Path) -> None:
+    source = path.read_text()
+    env = _env(source)
+    expected_out, expected, expected_err = _cpython(source, dict(env))
+    try:
+        result = Evaluator().run(source, dict(env))
+    except GuestError as e:
+        assert expected_err == (e.type_name, e.message), e.render()
+        return
+    assert expected_err is None, f"CPython raised {expected_err}, safe_eval returned {result.value!r}"
+    assert result.stdout == expected_out
+    assert _same(_comparable(result.value), _comparable(expected)), (result.value, expected)
+
+
+def test_corpus_is_complete() -> None:
+    assert len(FILES) == 93
