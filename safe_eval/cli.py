@@ -89,35 +89,29 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 
 def _evaluate(code: bytes, filename: str, policy: Any) -> tuple[Any, str]:
-    """(value, captured output) through ``safe_eval.api``."""
+    """(value, captured print output) through ``safe_eval.api.Evaluator``."""
     try:
-        from safe_eval import api  # type: ignore[attr-defined,unused-ignore]
+        from safe_eval.api import Evaluator
     except ImportError as exc:
         raise _Usage("this build has no evaluator (safe_eval.api)") from exc
-    text = code.decode("utf-8-sig", "strict")
-    evaluator_type = getattr(api, "Evaluator", None)
-    if evaluator_type is not None:
-        evaluator = evaluator_type(policy=policy) if policy is not None else evaluator_type()
-        result = evaluator.run(text, filename=filename)
-        return getattr(result, "value", result), getattr(result, "stdout", "") or ""
-    return api.safe_eval(text), ""
+    result = Evaluator(policy, filename=filename).run(code)
+    return result.value, result.stdout
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from safe_eval.errors import PolicyViolation, SafeEvalError
+    from safe_eval.errors import SafeEvalError
 
     code, filename = _read(args.file)
+    policy = _policy(args.policy)
     try:
-        value, stdout = _evaluate(code, filename, _policy(args.policy))
-    except UnicodeDecodeError:
-        print(f"{filename}: code is not valid UTF-8", file=sys.stderr)
-        return EXIT_VIOLATION
+        value, stdout = _evaluate(code, filename, policy)
     except SafeEvalError as exc:
         if args.json:
             print(json.dumps({"ok": False, **exc.to_dict()}, indent=2, default=repr))
         else:
-            print(exc.render() if hasattr(exc, "render") else str(exc), file=sys.stderr)
-        return EXIT_VIOLATION if isinstance(exc, (PolicyViolation, SafeEvalError)) else EXIT_USAGE
+            render = getattr(exc, "render", None)
+            print(render() if callable(render) else str(exc), file=sys.stderr)
+        return EXIT_VIOLATION
     if args.json:
         print(json.dumps({"ok": True, "value": repr(value), "stdout": stdout}, indent=2))
     else:

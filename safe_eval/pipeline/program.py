@@ -24,7 +24,7 @@ from typing import Any
 
 from safe_eval.diagnostics import Diagnostic
 from safe_eval.errors import InternalError, PolicyViolation, SafeEvalError
-from safe_eval.pipeline.parse import decode_source, parse
+from safe_eval.pipeline.parse import DEFAULT_PARSE_LIMITS, decode_source, parse
 from safe_eval.pipeline.scrub import scrub
 
 __all__ = ["CACHE_SIZE", "Program", "analyse", "build_program", "clear_cache"]
@@ -94,8 +94,10 @@ def build_program(
     ``PolicyViolation`` with every diagnostic when the code breaks a rule."""
     names = frozenset(env_names)
     try:
+        if len(source) > DEFAULT_PARSE_LIMITS.max_chars:  # refused anyway: do not keep it alive
+            raise TypeError
         program, diagnostics = _cached(source, policy, filename, names)
-    except TypeError:  # an unhashable source or policy: build without the cache
+    except TypeError:  # no len, unhashable source or policy, or too long: build uncached
         program, found = analyse(source, policy, filename, names)
         diagnostics = tuple(found)
     if program is None:
