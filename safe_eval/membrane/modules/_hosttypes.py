@@ -20,7 +20,14 @@ def public_methods(cls: type, refused: Iterable[str] = ()) -> list[str]:
     return [n for n in dir(cls) if not n.startswith("_") and n not in skip]
 
 
+# ``register`` on an ABC changes host-wide isinstance answers
+ALWAYS_REFUSED = ("register",)
+
+
 def allow_all(classes: Iterable[Any], refused: Iterable[str] = ()) -> None:
-    refused = tuple(refused)
+    """Allow the public names of each class and of the bases that define them (the membrane
+    checks the class that defines a name), except ``refused``."""
+    refused = (*refused, *ALWAYS_REFUSED)
     for cls in classes:
-        allow(cls, public_methods(cls, refused))
+        for klass in cls.__mro__[:-1]:
+            allow(klass, [n for n in public_methods(klass, refused) if n in klass.__dict__])

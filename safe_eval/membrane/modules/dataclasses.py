@@ -294,6 +294,10 @@ def field(*, default: Any = MISSING, default_factory: Any = MISSING, init: bool 
 
 
 def build() -> dict[str, Any]:
+    from safe_eval.membrane.modules._hosttypes import allow
+
+    allow(dataclasses.Field, ["name", "type", "default", "default_factory", "init", "repr", "hash",
+                              "compare", "metadata", "kw_only"])
     attrs = pick(dataclasses, ["fields", "asdict", "astuple", "replace", "is_dataclass",
                                "FrozenInstanceError", "MISSING"])
     attrs.update(dataclass=dataclass, field=field)

@@ -56,6 +56,13 @@ class GuestContext:
         _check(name, value)
         setattr(self._ctx, name, value)
 
+    def __safe_eval_getattr__(self, name: str) -> Any:
+        """The membrane's hook for a guest ``ctx.name`` read: public context attributes."""
+        if name.startswith("_") or name in ("traps", "flags"):
+            # traps/flags are the host context's mutable signal dicts
+            raise AttributeError(f"'Context' attribute '{name}' is not accessible in safe-eval")
+        return GuestContext.__getattr__(self, name)
+
     def __safe_eval_setattr__(self, name: str, value: Any) -> None:
         """The membrane's hook for a guest ``ctx.name = value``: the capped setters only."""
         GuestContext.__setattr__(self, name, value)

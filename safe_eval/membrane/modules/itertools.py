@@ -78,7 +78,7 @@ def build() -> dict[str, Any]:
     from safe_eval.membrane.modules._hosttypes import allow_all
 
     # iterator objects: nothing public but ``chain.from_iterable``
-    allow_all([getattr(itertools, n) for n in PLAIN if hasattr(itertools, n)]
+    allow_all([c for c in (getattr(itertools, n, None) for n in PLAIN) if isinstance(c, type)]
               + [type(itertools.tee([])[0]), type(next(itertools.groupby("a"))[1])])
     attrs = pick(itertools, [n for n in PLAIN if hasattr(itertools, n)])
     attrs.update(count=count, cycle=cycle, repeat=repeat, product=product, permutations=permutations,
