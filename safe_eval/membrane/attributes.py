@@ -28,6 +28,7 @@ import unicodedata
 from typing import Any
 
 from safe_eval.interpreter.marks import MARK, TOKEN
+from safe_eval.limits.guards import GUARDED_METHODS
 from safe_eval.membrane.allowlists import (
     ALL_PUBLIC,
     CONDITIONAL_DUNDERS,
@@ -196,8 +197,11 @@ def get_attr(obj: object, name: str) -> Any:
 
 def _guest_get(obj: object, tp: type, name: str) -> Any:
     if not _looks_private(name):
-        if name in _UNBOUND_FORMAT and isinstance(obj, str) and _owner(tp, name) is str:
-            return _bound_format(obj, name)  # a guest str subclass: never the raw str.format
+        if tp.__mro__[-2] in _GUARDED:  # a guest subclass of str/list/dict ...: guarded methods
+            owner = _owner(tp, name)
+            guarded = None if owner is None else _guarded_method(owner, name)
+            if guarded is not None:
+                return _BoundMethod(guarded, obj, name)
         return getattr(obj, name)
     if _is_dunder(name):
         if name not in GUEST_INSTANCE_DUNDERS:
@@ -223,7 +227,7 @@ def _guest_type_get(cls: type, name: str) -> Any:
             raise _deny(cls, name)
         if owner is str and name in _UNBOUND_FORMAT:
             return _UNBOUND_FORMAT[name]
-        return getattr(cls, name)
+        return _class_level(cls, owner, name)
     if _is_dunder(name):
         if name not in GUEST_TYPE_DUNDERS:
             raise _deny(cls, name)
@@ -286,9 +290,9 @@ def _host_type_get(cls: type, name: str) -> Any:
     owner = _owner(cls, name)
     if owner is None or not _listed(owner, name):
         raise _deny(cls, name)
-    if owner is str and name in ("format", "format_map"):
+    if owner is str and name in _UNBOUND_FORMAT:
         return _UNBOUND_FORMAT[name]
-    return getattr(cls, name)
+    return _class_level(cls, owner, name)
 
 
 def _listed(owner: type, name: str) -> bool:
@@ -313,8 +317,10 @@ def _host_get(obj: object, tp: type, name: str) -> Any:
     if not _listed(owner, name):
         if not _curated(tp):
             raise _deny(obj, name)
-    elif owner is str and name in ("format", "format_map"):
-        return _bound_format(obj, name)
+    else:
+        guarded = _guarded_method(owner, name)
+        if guarded is not None:
+            return _BoundMethod(guarded, obj, name)
     return getattr(obj, name)
 
 
@@ -402,42 +408,55 @@ def _super_get(obj: Any, name: str) -> Any:
     return getattr(obj, name)
 
 
-# -- str.format / format_map ---------------------------------------------------------------------
-def _bound_format(text: Any, name: str) -> Any:
-    fn = safe_format if name == "format" else safe_format_map
-    return _BoundFormat(fn, text, name)
+# -- methods swapped for guarded versions ---------------------------------------------------------
+# str.format/format_map: the safe formatter; str.ljust, list.extend ...: engineer 5's size guards.
+_GUARDED: dict[type, dict[str, Any]] = {t: dict(m) for t, m in GUARDED_METHODS.items()}
+_GUARDED.setdefault(str, {}).update(format=safe_format, format_map=safe_format_map)
 
 
-class _BoundFormat:
-    """``'...'.format`` as the guest sees it: the safe formatter bound to the string."""
+def _guarded_method(owner: type, name: str) -> Any:
+    table = _GUARDED.get(owner)
+    return None if table is None else table.get(name)
 
-    __slots__ = ("_fn", "_text", "__name__")
 
-    def __init__(self, fn: Any, text: str, name: str) -> None:
+def _class_level(cls: type, owner: type, name: str) -> Any:
+    """``Type.name``: the guarded version when there is one (bound to the class when the
+    method is a classmethod, as ``dict.fromkeys`` is), else the attribute itself."""
+    guarded = _guarded_method(owner, name)
+    if guarded is None:
+        return getattr(cls, name)
+    if isinstance(owner.__dict__.get(name), classmethod | types.ClassMethodDescriptorType):
+        return _BoundMethod(guarded, cls, name)
+    return guarded
+
+
+class _BoundMethod:
+    """A guarded method bound to its object, looking like the builtin method it replaces."""
+
+    __slots__ = ("_fn", "_self", "__name__")
+
+    def __init__(self, fn: Any, obj: Any, name: str) -> None:
         self._fn = fn
-        self._text = text
+        self._self = obj
         self.__name__ = name
 
-    def __call__(self, *args: Any, **kwargs: Any) -> str:
-        return self._fn(self._text, *args, **kwargs)  # type: ignore[no-any-return]
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._fn(self._self, *args, **kwargs)
 
     def __repr__(self) -> str:
-        return f"<built-in method {self.__name__} of str object>"
+        return f"<built-in method {self.__name__} of {type(self._self).__name__} object>"
 
     def __safe_eval_getattr__(self, name: str) -> Any:
         if name in ("__name__", "__qualname__"):
             return self.__name__
-        raise AttributeError(
-            f"'builtin_function_or_method' attribute '{name}' is not accessible in safe-eval"
-        )
+        raise AttributeError(f"'builtin_function_or_method' attribute '{name}' is not accessible")
 
 
 def _unbound(fn: Any, name: str) -> Any:
     def method(self: str, *args: Any, **kwargs: Any) -> str:
         if not isinstance(self, str):
-            raise TypeError(
-                f"descriptor '{name}' requires a 'str' object but received '{type(self).__name__}'"
-            )
+            tname = type(self).__name__
+            raise TypeError(f"descriptor '{name}' requires a 'str' object but received '{tname}'")
         return fn(self, *args, **kwargs)  # type: ignore[no-any-return]
 
     method.__name__ = method.__qualname__ = name

@@ -114,11 +114,11 @@ def _enter(value: Any, policy: Any, name: str | None, depth: int) -> Any:
         if isinstance(value, types.GeneratorType):
             return host_iterator(value)
         return refused(_label(value, name), f"a host {tp.__name__} is never handed to guest code")
-    if _registered(tp):
-        return _enter_registered(value, name)
     decl = declared(value)
     if decl is not None:
         return proxy(decl)
+    if _registered(tp) and not callable(value):
+        return _enter_registered(value, name)
     if callable(value):
         why = dangerous_callable(value)
         if why:

@@ -62,6 +62,8 @@ class GuardedType(_TypeLike):
 
     def __call__(self, *args: object, **kwargs: object) -> Any:
         if len(args) == 1 and not kwargs:
+            if isinstance(args[0], _TypeLike):  # a stand-in is a class to the guest: its type is type
+                return GUARDED_TYPE
             return reveal_type(type(args[0]))
         raise TypeError(
             "type() takes 1 argument in safe-eval: the 3-argument form is not allowed; "
