@@ -7,7 +7,8 @@
     T002 unknown-name           a call of a name the code never defines, that is not in env
                                 and not a builtin (the typical hallucinated helper or tool)
     T003 tool-not-allowed       a call of an env callable no allow rule permits (or a deny rule
-                                refuses whatever its arguments)
+                                refuses whatever its arguments; a ``deny ... raise`` rule is left
+                                to run time, where the guest meets it as a PermissionError)
     T004 tool-argument-denied   a tool call whose constant arguments already break the rules
 
 ``env_names`` may be the env mapping itself: its callables then bind positional arguments by
@@ -172,6 +173,8 @@ def _check_tool_call(node: ast.Call, name: str, policy: Policy, env: Mapping[str
     if decision is None:
         return None
     deciding, message = decision
+    if deciding is not None and deciding.raise_to_guest:
+        return None  # the guest is meant to meet this denial as a PermissionError it can catch
     if deciding is not None:  # a deny rule fires whatever the unknown arguments are
         denial = denied_by(name, deciding)
         return _diag(

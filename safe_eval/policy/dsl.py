@@ -98,11 +98,12 @@ def parse_policy(
 
 def _syntax_error(exc: UnexpectedInput, text: str, filename: str) -> PolicyError:
     line, col = exc.line, exc.column
-    if isinstance(exc, UnexpectedEOF) or line is None or line < 1:
+    at_end = isinstance(exc, UnexpectedToken) and exc.token.type == "$END"
+    if isinstance(exc, UnexpectedEOF) or at_end or line is None or line < 1:
         lines = text.splitlines() or [""]
         line, col = len(lines), len(lines[-1]) + 1
         return PolicyError(
-            f"unexpected end of policy; expected {_expected(getattr(exc, 'expected', None))}",
+            f"unexpected end of policy; expected {_expected(_expected_set(exc))}",
             filename=filename,
             line=line,
             col=col,
@@ -126,6 +127,12 @@ def _syntax_error(exc: UnexpectedInput, text: str, filename: str) -> PolicyError
             col=col,
         )
     return PolicyError(str(exc), filename=filename, line=line, col=col)  # pragma: no cover
+
+
+def _expected_set(exc: UnexpectedInput) -> set[str]:
+    if isinstance(exc, UnexpectedToken):
+        return set(exc.accepts or exc.expected)
+    return set(getattr(exc, "expected", None) or ())
 
 
 def _expected(names: set[str] | frozenset[str] | None) -> str:
@@ -295,10 +302,11 @@ class _Builder:
                 star = True
             else:
                 args.append(self.arg(child))
-        names = [a.name for a in args]
-        for child, name in zip(tree.children, names, strict=False):
-            if names.count(name) > 1:
-                raise self.fail(child, f"argument `{name}` is named twice")
+        seen: set[str] = set()
+        for child, arg in zip(tree.children, args, strict=False):
+            if arg.name in seen:
+                raise self.fail(child, f"argument `{arg.name}` is named twice")
+            seen.add(arg.name)
         if star and not args:
             return None, False
         return tuple(args), star
@@ -326,7 +334,9 @@ class _Builder:
             values = [self.literal(c) for c in child.children if isinstance(c, Tree)]
             return OneOf(frozenset(values), negate=kind == "not_in_set")
         if kind in ("matches", "not_matches"):
-            return Matches(decode_string(str(child)), negate=kind == "not_matches")
+            assert isinstance(child, Token)
+            pattern = self.at(child, lambda: decode_string(str(child)))
+            return Matches(pattern, negate=kind == "not_matches")
         assert isinstance(child, Tree)
         low, high = self.range(child)
         if kind == "in_range":

@@ -84,14 +84,16 @@ class Policy:
         if rules is None:
             rules = self.rules_for(tool)
         bound: dict[str, Any] | None = None
-        if fn is not None and any(r.args for r in rules):
-            binder = binder_for(fn)
-            if binder is not None:
-                try:
-                    bound = binder(args, kwargs)
-                except BindError as exc:
-                    return _unbindable(tool, exc)
+        unbound = fn is not None  # bind once, on reaching the first rule that names arguments
         for rule in rules:
+            if unbound and rule.args:
+                unbound = False
+                binder = binder_for(fn)
+                if binder is not None:
+                    try:
+                        bound = binder(args, kwargs)
+                    except BindError as exc:
+                        return _unbindable(tool, exc)
             if rule.match(args, kwargs, bound):
                 return rule.allowed if rule.action == "allow" else denied_by(tool, rule)
         return self.explain(tool, args, kwargs, bound, rules)
