@@ -173,8 +173,8 @@ def _exit_type(cls: type, obj: object, name: str) -> Any:
         return shown
     if cls in HOST_TYPE_NAMES or issubclass(cls, BaseException) or is_guest_defined_type(cls):
         return cls
-    module = cls.__dict__.get("__module__", "")
-    if is_dangerous_module(module):
+    module = getattr(cls, "__module__", "")  # C types keep it outside their __dict__
+    if module == "builtins" or is_dangerous_module(module):
         raise _deny(obj, name, f"it leads to class '{cls.__name__}' of module '{module}'")
     return cls
 

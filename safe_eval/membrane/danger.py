@@ -105,7 +105,7 @@ def _dangerous_class(cls: type) -> str:
         return ""
     if issubclass(cls, _WALKERS):
         return "it reads attributes with the host's raw getattr"
-    module = cls.__dict__.get("__module__", "")
+    module = getattr(cls, "__module__", "")  # C types keep it outside their __dict__
     if module == "builtins" and not issubclass(cls, BaseException):
         return f"the builtin type '{cls.__name__}' (function, code, frame ...) is not plain data"
     if is_dangerous_module(module):
