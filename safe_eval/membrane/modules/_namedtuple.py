@@ -16,21 +16,34 @@ from typing import Any
 from safe_eval.interpreter.marks import mark
 
 
+def _check_name(name: Any) -> None:
+    if type(name) is not str:
+        raise TypeError("Type names and field names must be strings")
+    if not name.isidentifier():
+        raise ValueError(f"Type names and field names must be valid identifiers: {name!r}")
+    if keyword.iskeyword(name):
+        raise ValueError(f"Type names and field names cannot be a keyword: {name!r}")
+
+
 def _field_names(field_names: Any, rename: bool) -> list[str]:
+    """CPython's validation and renaming rules, in its order (same messages)."""
     if isinstance(field_names, str):
         field_names = field_names.replace(",", " ").split()
-    names = [str(n) for n in field_names]
-    seen: set[str] = set()
-    for i, name in enumerate(names):
-        bad = (not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_")
-               or name in seen)
-        if bad and rename:
-            names[i] = name = f"_{i}"
-        elif not name.isidentifier() or keyword.iskeyword(name):
-            raise ValueError(f"Type names and field names must be valid identifiers: {name!r}")
-        elif name.startswith("_"):
+    names = list(map(str, field_names))
+    if rename:
+        seen: set[str] = set()
+        for i, name in enumerate(names):
+            if (not name.isidentifier() or keyword.iskeyword(name) or name.startswith("_")
+                    or name in seen):
+                names[i] = f"_{i}"
+            seen.add(name)
+    for name in names:
+        _check_name(name)
+    seen = set()
+    for name in names:
+        if name.startswith("_") and not rename:
             raise ValueError(f"Field names cannot start with an underscore: {name!r}")
-        elif name in seen:
+        if name in seen:
             raise ValueError(f"Encountered duplicate field name: {name!r}")
         seen.add(name)
     return names
@@ -39,8 +52,7 @@ def _field_names(field_names: Any, rename: bool) -> list[str]:
 def namedtuple(typename: str, field_names: Any, *, rename: bool = False,
                defaults: Iterable[Any] | None = None, module: Any = None) -> type:
     typename = str(typename)
-    if not typename.isidentifier() or keyword.iskeyword(typename):
-        raise ValueError(f"Type names and field names must be valid identifiers: {typename!r}")
+    _check_name(typename)
     fields = tuple(_field_names(field_names, rename))
     defaults_t = tuple(defaults) if defaults is not None else ()
     if len(defaults_t) > len(fields):
@@ -48,10 +60,18 @@ def namedtuple(typename: str, field_names: Any, *, rename: bool = False,
     field_defaults = dict(zip(fields[len(fields) - len(defaults_t):], defaults_t, strict=True))
     nfields = len(fields)
 
+    required = nfields - len(field_defaults)
+    takes = f"{nfields + 1}" if required == nfields else f"from {required + 1} to {nfields + 1}"
+    takes += " positional argument" + ("" if takes == "1" else "s")
+
     def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
         if len(args) > nfields:
-            raise TypeError(f"{typename}.__new__() takes {nfields + 1} positional arguments "
-                            f"but {len(args) + 1} were given")
+            raise TypeError(f"{typename}.__new__() takes {takes} but {len(args) + 1} were given")
+        for name in kwargs:
+            if name not in fields:
+                raise TypeError(f"{typename}.__new__() got an unexpected keyword argument '{name}'")
+            if fields.index(name) < len(args):
+                raise TypeError(f"{typename}.__new__() got multiple values for argument '{name}'")
         values = list(args)
         for name in fields[len(args):]:
             if name in kwargs:
@@ -63,11 +83,6 @@ def namedtuple(typename: str, field_names: Any, *, rename: bool = False,
                 raise TypeError(f"{typename}.__new__() missing {len(missing)} required positional "
                                 f"argument{'s' if len(missing) > 1 else ''}: "
                                 + ", ".join(repr(n) for n in missing))
-        if kwargs:
-            name = next(iter(kwargs))
-            if name in fields:
-                raise TypeError(f"{typename}.__new__() got multiple values for argument '{name}'")
-            raise TypeError(f"{typename}.__new__() got an unexpected keyword argument '{name}'")
         return tuple.__new__(cls, values)
 
     def _make(cls: type, iterable: Iterable[Any]) -> Any:

@@ -108,10 +108,16 @@ def _make_init(cls: type, fields: list[dataclasses.Field[Any]], frozen: bool) ->
             return factory()
         return f.default
 
+    required = sum(1 for f in positional if f.default is MISSING and f.default_factory is MISSING)
+    takes = (f"{len(positional) + 1}" if required == len(positional)
+             else f"from {required + 1} to {len(positional) + 1}")
+    takes += " positional argument" + ("" if takes == "1" else "s")
+
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         if len(args) > len(positional):
-            raise TypeError(f"{qualname}() takes {len(positional) + 1} positional arguments "
-                            f"but {len(args) + 1} were given")
+            given = len(args) + 1
+            raise TypeError(f"{qualname}() takes {takes} but {given} "
+                            f"{'was' if given == 1 else 'were'} given")
         for key in kwargs:
             if key not in names:
                 raise TypeError(f"{qualname}() got an unexpected keyword argument '{key}'")

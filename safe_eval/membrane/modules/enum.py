@@ -13,14 +13,40 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from safe_eval.interpreter.marks import mark
+from safe_eval.interpreter.marks import is_guest_type, mark
 from safe_eval.membrane.modules._util import pick
 
 HELPERS = ["auto", "unique", "verify", "UNIQUE", "CONTINUOUS", "NAMED_FLAGS", "member", "nonmember"]
 
 
+_MIXINS = (int, str, float, bytes)
+
+
+def _member_names(names: Any) -> list[Any]:
+    if isinstance(names, str):
+        return names.replace(",", " ").split()
+    if hasattr(names, "keys"):
+        return list(names.keys())
+    return [item if isinstance(item, str) else item[0] for item in names]
+
+
+def _check_functional(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """The functional API puts names straight into a class namespace: refuse ``_`` names
+    (dunders there would be hooks the class builder's allowlist never saw) and host mixins."""
+    names = args[0] if args else kwargs.get("names")
+    if names is not None:
+        for name in _member_names(names):
+            if not isinstance(name, str) or name.startswith("_"):
+                raise ValueError(f"enum member name {name!r} is not allowed in safe-eval")
+    mixin = kwargs.get("type")
+    if mixin is not None and mixin not in _MIXINS and not (isinstance(mixin, type) and is_guest_type(mixin)):
+        raise TypeError("enum type= must be int, str, float, bytes or a class defined in guest code")
+
+
 class _GuestEnumType(enum.EnumType):
     def __call__(cls, value: Any, *args: Any, **kwargs: Any) -> Any:
+        if args or "names" in kwargs:
+            _check_functional(args, kwargs)
         result = super().__call__(value, *args, **kwargs)
         if isinstance(result, type):  # the functional API made a new enum class
             mark(result)
