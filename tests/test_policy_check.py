@@ -101,7 +101,8 @@ def test_builtins_and_star_imports_are_not_unknown() -> None:
 
 def test_tool_calls_with_constant_arguments_are_checked() -> None:
     diags = check('search("cats", 100)\nsearch("cats", 5)\nread_file("/etc/passwd")\nread_file(p)')
-    assert [(d.code, d.line) for d in diags] == [("T004", 1), ("T004", 3)]
+    # the caret points at the offending argument
+    assert [(d.code, d.line, d.col, d.end_col) for d in diags] == [("T004", 1, 16, 19), ("T004", 3, 11, 24)]
     assert diags[0].message == "`search` call denied: argument `limit` must be a number in 1..50, got 100"
     assert diags[0].hint == "allowed calls: search(query: str len 1..200, limit: int in 1..50)"
 
@@ -133,6 +134,11 @@ def test_env_tools_matching_no_allow_rule() -> None:
     assert diag.code == "T003"
     assert diag.message == "`format_disk` is not an allowed tool; allowed tools: search, read_file"
     assert diag.hint == "call only these tools: search, read_file"
+
+
+def test_keyword_arguments_are_pointed_at() -> None:
+    (diag,) = check('search(limit=0, query="q")')
+    assert (diag.col, diag.end_col) == (8, 15)
 
 
 def test_env_names_alone_are_enough() -> None:

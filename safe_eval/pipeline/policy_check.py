@@ -20,6 +20,9 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
+import inspect
+import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -27,7 +30,7 @@ from safe_eval.diagnostics import Diagnostic, span_of
 from safe_eval.policy import Policy, resolve_policy
 from safe_eval.policy.binding import BindError, binder_for
 from safe_eval.policy.model import denied_by
-from safe_eval.policy.rules import UNKNOWN, tri_match
+from safe_eval.policy.rules import UNKNOWN, ToolRule, tri_match
 
 __all__ = ["check_policy", "defined_names"]
 
@@ -38,9 +41,10 @@ _INTERPRETER_BUILTINS = frozenset({"super", "print", "eval", "exec", "type", "is
 def check_policy(tree: ast.Module, policy: Any, env_names: Iterable[str] = ()) -> list[Diagnostic]:
     pol = resolve_policy(policy)
     env: Mapping[str, Any] = env_names if isinstance(env_names, Mapping) else dict.fromkeys(env_names)
+    nodes = _walk(tree)
     out: list[Diagnostic] = []
-    out += _check_imports(tree, pol)
-    out += _check_calls(tree, pol, env)
+    out += _check_imports(nodes, pol)
+    out += _check_calls(nodes, pol, env)
     out.sort(key=lambda d: (d.line, d.col))
     return out
 
@@ -53,11 +57,23 @@ def _diag(node: ast.AST, code: str, name: str, message: str, hint: str) -> Diagn
 # Imports
 
 
-def _check_imports(tree: ast.Module, policy: Policy) -> list[Diagnostic]:
+def _walk(tree: ast.AST) -> list[ast.AST]:
+    """Every node once (the parse stage's fast iterative walk when it is there)."""
+    try:
+        from safe_eval.pipeline.parse import walk_nodes
+    except ImportError:  # pragma: no cover - the parse stage predates this module
+        return list(ast.walk(tree))
+    return walk_nodes(tree)
+
+
+def _check_imports(nodes: list[ast.AST], policy: Policy) -> list[Diagnostic]:
     allowed = ", ".join(sorted(policy.imports)) or "none"
     hint = f"importable modules under policy `{policy.name}`: {allowed}"
     out = []
-    for node in ast.walk(tree):
+    for node in nodes:
+        t = type(node)
+        if t is not ast.Import and t is not ast.ImportFrom:
+            continue
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if not policy.allows_import(alias.name):
@@ -93,34 +109,46 @@ def _check_imports(tree: ast.Module, policy: Policy) -> list[Diagnostic]:
 
 def defined_names(tree: ast.AST) -> tuple[set[str], bool]:
     """Every name the code binds anywhere, and whether it has a ``from m import *``."""
+    return _defined(_walk(tree))
+
+
+def _defined(nodes: list[ast.AST]) -> tuple[set[str], bool]:
+    # one pass comparing exact node types (isinstance chains dominated the cost)
     names: set[str] = set()
     star = False
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
-            names.add(node.id)
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(node.name)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        elif isinstance(node, ast.Import):
-            names.update((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            for a in node.names:
+    for node in nodes:
+        t = type(node)
+        if t is ast.Name:
+            if type(node.ctx) is not ast.Load:  # type: ignore[attr-defined]
+                names.add(node.id)  # type: ignore[attr-defined]
+        elif t is ast.arg:
+            names.add(node.arg)  # type: ignore[attr-defined]
+        elif t in _DEFINITIONS:
+            names.add(node.name)  # type: ignore[attr-defined]
+        elif t is ast.Import:
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)  # type: ignore[attr-defined]
+        elif t is ast.ImportFrom:
+            for a in node.names:  # type: ignore[attr-defined]
                 if a.name == "*":
                     star = True
                 else:
                     names.add(a.asname or a.name)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            names.add(node.name)
-        elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
-            names.add(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            names.add(node.rest)
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            names.update(node.names)
+        elif t in _OPTIONAL_NAMES:
+            if node.name:  # type: ignore[attr-defined]
+                names.add(node.name)  # type: ignore[attr-defined]
+        elif t is ast.MatchMapping:
+            if node.rest:  # type: ignore[attr-defined]
+                names.add(node.rest)  # type: ignore[attr-defined]
+        elif t is ast.Global or t is ast.Nonlocal:
+            names.update(node.names)  # type: ignore[attr-defined]
     return names, star
 
 
+_DEFINITIONS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef})
+_OPTIONAL_NAMES = frozenset({ast.ExceptHandler, ast.MatchAs, ast.MatchStar})
+
+
+@functools.cache
 def _builtin_names() -> frozenset[str]:
     from safe_eval import membrane
 
@@ -132,13 +160,14 @@ def _builtin_names() -> frozenset[str]:
 # Calls
 
 
-def _check_calls(tree: ast.Module, policy: Policy, env: Mapping[str, Any]) -> list[Diagnostic]:
-    defined, star = defined_names(tree)
+def _check_calls(nodes: list[ast.AST], policy: Policy, env: Mapping[str, Any]) -> list[Diagnostic]:
+    defined, star = _defined(nodes)
     builtins = _builtin_names()
     out = []
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+    for node in nodes:
+        if type(node) is not ast.Call or type(node.func) is not ast.Name:
             continue
+        assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
         name = node.func.id
         if name in defined:
             continue  # the guest's own function (even if it shadows a tool)
@@ -156,7 +185,10 @@ def _unknown_name(
     node: ast.Name, name: str, env: Mapping[str, Any], builtins: frozenset[str], policy: Policy
 ) -> Diagnostic:
     tools = policy.allowed_tools(env) if policy.tools else list(env)
-    close = difflib.get_close_matches(name, [*tools, *sorted(builtins)], n=1)
+    # difflib is slow: only compare names with the same initial and about the same length
+    slack = max(2, len(name) // 3)
+    pool = [c for c in [*tools, *sorted(builtins)] if c[:1] == name[:1] and abs(len(c) - len(name)) <= slack]
+    close = difflib.get_close_matches(name, pool, n=1)
     hint = f"did you mean `{close[0]}`? " if close else ""
     hint += (
         f"available tools: {', '.join(tools)}"
@@ -187,7 +219,39 @@ def _check_tool_call(node: ast.Call, name: str, policy: Policy, env: Mapping[str
         return _diag(node.func, "T003", "tool-not-allowed", message, f"call only these tools: {tools}")
     forms = "; ".join(f"{name}{r.render_args()}" for r in allows)
     message = message or f"`{name}` call denied"
-    return _diag(node, "T004", "tool-argument-denied", message, f"allowed calls: {forms}")
+    where = _argument_node(node, message, env.get(name), allows[0]) or node
+    return _diag(where, "T004", "tool-argument-denied", message, f"allowed calls: {forms}")
+
+
+_ARGUMENT_IN_REASON = re.compile(r"argument `(\w+)`")
+
+
+def _argument_node(node: ast.Call, reason: str, fn: Any, rule: ToolRule) -> ast.AST | None:
+    """The argument a denial names, so the caret points at it rather than the whole call."""
+    found = _ARGUMENT_IN_REASON.search(reason)
+    if found is None:
+        return None
+    name = found.group(1)
+    for kw in node.keywords:
+        if kw.arg == name:
+            return kw
+    positional = _positional_names(fn) or [a.name for a in rule.args or ()]
+    if name in positional:
+        index = positional.index(name)
+        if index < len(node.args) and not any(isinstance(a, ast.Starred) for a in node.args[: index + 1]):
+            return node.args[index]
+    return None
+
+
+def _positional_names(fn: Any) -> list[str]:
+    if fn is None:
+        return []
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return [p.name for p in params if p.kind in kinds]
 
 
 _CODE_NAMES = {"T003": "tool-not-allowed", "T004": "tool-argument-denied"}
