@@ -15,7 +15,9 @@ from safe_eval.interpreter.builtins_extra import BUILTINS, super_attr
 from safe_eval.interpreter.functions import Function
 from safe_eval.interpreter.runtime import UNBOUND, Frame
 from safe_eval.interpreter.scopes import CELL, CLASSDEREF, FAST, GLOBAL, NAME, Scope
-from safe_eval.limits.operators import guarded_binop
+from safe_eval.interpreter.specialize import CONST as CONST_OPERAND
+from safe_eval.interpreter.specialize import EXPR, LOCAL, PARAM, Operand, binop_closure, compare_closure
+from safe_eval.limits.operators import guarded_binop, guarded_contains
 
 if TYPE_CHECKING:
     from safe_eval.interpreter.compiler import Compiler
@@ -39,8 +41,10 @@ _INPLACE: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
 _CMPOPS: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
     ast.Eq: op.eq, ast.NotEq: op.ne, ast.Lt: op.lt, ast.LtE: op.le, ast.Gt: op.gt, ast.GtE: op.ge,
     ast.Is: op.is_, ast.IsNot: op.is_not,
-    ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+    # ``x in endless_iterator`` must hit the op budget, not loop in C forever
+    ast.In: guarded_contains, ast.NotIn: lambda a, b: not guarded_contains(a, b),
 }
+
 _UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
     ast.UAdd: op.pos, ast.USub: op.neg, ast.Not: op.not_, ast.Invert: op.invert,
 }
@@ -64,9 +68,10 @@ def call_value(b: Any, fn: Any, args: Any, kwargs: dict[str, Any] | None = None)
     """Call ``fn`` from guest code: guest functions and methods take the fast path."""
     t = type(fn)
     if t is Function:
-        return fn.invoke(b, args, kwargs)
+        return fn.run(fn, b, args, kwargs)
     if t is _MethodType and type(fn.__func__) is Function:
-        return fn.__func__.invoke(b, (fn.__self__, *args), kwargs)
+        func = fn.__func__
+        return func.run(func, b, (fn.__self__, *args), kwargs)
     b.fuel -= 1
     if b.fuel < 0:
         b.refuel()
@@ -204,14 +209,20 @@ class ExprCompiler:
         return glob
 
     # -- operators -------------------------------------------------------------------------
+    def operand(self: Compiler, node: ast.expr) -> Operand:
+        if isinstance(node, ast.Constant):
+            return Operand(CONST_OPERAND, node.value)
+        if isinstance(node, ast.Name) and self.scope.kind_of(node.id) == FAST:
+            slot = self.scope.slots[node.id]
+            safe = node.id in self.scope.params and node.id not in self.scope.deleted
+            return Operand(PARAM if safe else LOCAL, slot, node.id)
+        return Operand(EXPR, self.expr(node))
+
     def e_BinOp(self: Compiler, node: ast.BinOp) -> Ev:
-        fn = binop_fn(node.op)
-        left = self.expr(node.left)
-        if isinstance(node.right, ast.Constant):
-            c = node.right.value
-            return lambda f: fn(left(f), c)
-        right = self.expr(node.right)
-        return lambda f: fn(left(f), right(f))
+        t = type(node.op)
+        guarded = guarded_binop(t, False)
+        fn = guarded if guarded is not None else _BINOPS[t]
+        return binop_closure(t, fn, guarded is not None, self.operand(node.left), self.operand(node.right))
 
     def e_UnaryOp(self: Compiler, node: ast.UnaryOp) -> Ev:
         fn = _UNARY[type(node.op)]
@@ -246,11 +257,8 @@ class ExprCompiler:
         ops = [_CMPOPS[type(o)] for o in node.ops]
         rights = [self.expr(c) for c in node.comparators]
         if len(ops) == 1:
-            fn, right = ops[0], rights[0]
-            if isinstance(node.comparators[0], ast.Constant):
-                c = node.comparators[0].value
-                return lambda f: fn(left(f), c)
-            return lambda f: fn(left(f), right(f))
+            return compare_closure(type(node.ops[0]), self.operand(node.left),
+                                   self.operand(node.comparators[0]))
         pairs = list(zip(ops, rights))
 
         def chain(f: Frame) -> Any:
@@ -315,10 +323,22 @@ class ExprCompiler:
                 return lambda f: call_value(f[1], fn(f), ())
             if len(args) == 1:
                 a0 = args[0]
-                return lambda f: call_value(f[1], fn(f), (a0(f),))
+
+                def call1(f: Frame) -> Any:
+                    func = fn(f)
+                    if type(func) is Function:
+                        return func.run(func, f[1], (a0(f),))
+                    return call_value(f[1], func, (a0(f),))
+                return call1
             if len(args) == 2:
                 a0, a1 = args
-                return lambda f: call_value(f[1], fn(f), (a0(f), a1(f)))
+
+                def call2(f: Frame) -> Any:
+                    func = fn(f)
+                    if type(func) is Function:
+                        return func.run(func, f[1], (a0(f), a1(f)))
+                    return call_value(f[1], func, (a0(f), a1(f)))
+                return call2
             return lambda f: call_value(f[1], fn(f), [a(f) for a in args])
         build = self._elts(node.args)
         kws = [(k.arg, self.expr(k.value)) for k in node.keywords]

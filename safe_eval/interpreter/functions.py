@@ -55,6 +55,7 @@ class FuncCode:
         self.simple = self.fast and not self.cell_slots and not self.nfree and not (
             self.is_generator or self.is_async
         )
+        self.invoker = _make_invoker(self)
 
 
 @dataclass(frozen=True, eq=False)
@@ -73,7 +74,7 @@ class Function:
     """A guest function. ``__name__``/``__qualname__``/``__defaults__``... live in ``__dict__``
     so ``functools.wraps`` and decorators can read and set them."""
 
-    __slots__ = ("code", "globals", "defaults", "kwdefaults", "closure", "origin", "__dict__")
+    __slots__ = ("code", "run", "globals", "defaults", "kwdefaults", "closure", "origin", "__dict__")
 
     def __init__(
         self,
@@ -85,6 +86,8 @@ class Function:
         origin: Origin | None,
     ) -> None:
         self.code = code
+        # the specialised call path: fn.run(fn, budget, args, kwargs=None)
+        self.run = code.invoker
         self.globals = globals_
         self.defaults = defaults
         self.kwdefaults = kwdefaults
@@ -128,6 +131,9 @@ class Function:
         return call_fresh(self, args, kwargs)
 
     def invoke(self, b: Any, args: Any, kwargs: dict[str, Any] | None = None) -> Any:
+        return self.run(self, b, args, kwargs)
+
+    def invoke_generic(self, b: Any, args: Any, kwargs: dict[str, Any] | None = None) -> Any:
         code = self.code
         b.fuel -= 1
         if b.fuel < 0:
@@ -224,6 +230,54 @@ class Function:
         if code.nfree:
             frame[code.free_start : code.free_start + code.nfree] = self.closure
         return frame
+
+
+def _make_invoker(code: FuncCode) -> Callable[..., Any]:
+    """The call path of one compiled function, with its constants in closure cells."""
+    if not code.simple:
+        return Function.invoke_generic
+    body, extra, npos, info, push = code.body, code.extra, code.npos, code.info, tracebacks.push
+    if code.is_lambda:
+        def invoke_lambda(fn: Function, b: Any, args: Any, kwargs: dict[str, Any] | None = None) -> Any:
+            b.fuel -= 1
+            if b.fuel < 0:
+                b.refuel()
+            if kwargs or len(args) != npos:
+                frame = fn.bind(b, args, kwargs)
+            else:
+                frame = [fn.globals, b, None, *args, *extra]
+            b.depth += 1
+            if b.depth > b.max_depth:
+                b.too_deep()
+            try:
+                return body(frame)
+            except BaseException as e:
+                push(e, info)
+                raise
+            finally:
+                b.depth -= 1
+        return invoke_lambda
+
+    def invoke_simple(fn: Function, b: Any, args: Any, kwargs: dict[str, Any] | None = None) -> Any:
+        b.fuel -= 1
+        if b.fuel < 0:
+            b.refuel()
+        if kwargs or len(args) != npos:
+            frame = fn.bind(b, args, kwargs)
+        else:
+            frame = [fn.globals, b, None, *args, *extra]
+        b.depth += 1
+        if b.depth > b.max_depth:
+            b.too_deep()
+        try:
+            body(frame)
+            return frame[2]
+        except BaseException as e:
+            push(e, info)
+            raise
+        finally:
+            b.depth -= 1
+    return invoke_simple
 
 
 def _too_many(name: str, code: FuncCode, ndefaults: int, given: int, kwargs: Any) -> None:
