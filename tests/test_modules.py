@@ -209,14 +209,24 @@ ABUSE = {
     "re_debug_flag": "import re\nre.compile('a', 128)",
     "decimal_huge_prec": "import decimal\nc = decimal.getcontext()\nc.prec = 10**9",
     "decimal_localcontext_huge": "import decimal\nwith decimal.localcontext(prec=10**9):\n    pass",
+    "abcmeta_not_exported": "from abc import ABCMeta",
+    "enum_metaclass_not_exported": "from enum import EnumMeta",
+    "typing_final_on_host_noop_runtime_checkable_host": "import typing\ntyping.runtime_checkable(typing.SupportsInt)",
+    "typing_reveal_type_absent": "import typing\ntyping.reveal_type(1)",
+    "namedtuple_meta_call_with_hook": "from typing import NamedTuple\nM = type(NamedTuple)\nM('X', (NamedTuple,), {'__annotations__': {}, '__del__': print})",
+    "asdict_on_host_dataclass": "import dataclasses\ndataclasses.asdict(policy)",
+    "fields_on_host_dataclass": "import dataclasses\ndataclasses.fields(policy)",
+    "replace_on_host_dataclass": "import dataclasses\ndataclasses.replace(policy, name='x')",
     "decimal_context_traps_set": "import decimal\nc = decimal.getcontext()\nc.traps = {}",
 }
 
 
 @pytest.mark.parametrize("code", list(ABUSE.values()), ids=list(ABUSE))
 def test_abuse_is_refused(code):
+    from safe_eval.policy.model import default_policy
+
     with pytest.raises((GuestError, PolicyViolation)) as info:
-        safe_eval(code, {})
+        safe_eval(code, {"policy": default_policy()})
     if isinstance(info.value, GuestError):
         assert info.value.type_name in {"AttributeError", "TypeError", "ImportError", "ValueError",
                                         "error", "KeyError", "ModuleNotFoundError"}

@@ -33,9 +33,13 @@ class _NamedTupleMeta(type):
                                 f"{'s' if len(defaults) > 1 else ''} "
                                 + ", ".join(f for f in fields if f in ns))
         cls = namedtuple(typename, fields, defaults=defaults, module=ns.get("__module__"))
+        from safe_eval.membrane.dunders import DEFINABLE_DUNDERS
+
         for key, value in ns.items():
             if key in _RESERVED or key in fields:
                 continue
+            if key.startswith("__") and key.endswith("__") and key not in DEFINABLE_DUNDERS:
+                raise TypeError(f"class {typename} may not define {key} in safe-eval")
             if key in ("_make", "_replace", "_asdict", "_fields", "_field_defaults", "__new__",
                        "__init__", "__getnewargs__"):
                 raise AttributeError(f"Cannot overwrite NamedTuple attribute {key}")

@@ -299,12 +299,67 @@ def field(*, default: Any = MISSING, default_factory: Any = MISSING, init: bool 
                              hash=hash, compare=compare, metadata=metadata, kw_only=kw_only)
 
 
+# -- helpers: guest dataclasses only ------------------------------------------------------------
+# The host helpers read every field of any dataclass, private ones included: given a host
+# dataclass from ``env`` they would reveal what the membrane hides. Ours take guest-made
+# dataclasses (instances or classes); values inside that are not guest dataclasses are
+# copied as CPython does (``copy.deepcopy``), never taken apart.
+
+
+
+def fields(class_or_instance: Any) -> tuple[dataclasses.Field[Any], ...]:
+    if not (isinstance(class_or_instance, type) and is_guest_type(class_or_instance)
+            or is_guest_type(type(class_or_instance))):
+        raise TypeError("must be called with a dataclass type or instance")
+    return dataclasses.fields(class_or_instance)
+
+
+def _is_guest_instance(obj: Any) -> bool:
+    return not isinstance(obj, type) and is_guest_type(type(obj)) and dataclasses.is_dataclass(obj)
+
+
+def _inner(obj: Any, factory: Callable[[Any], Any]) -> Any:
+    import copy
+
+    if _is_guest_instance(obj):
+        return factory([(f.name, _inner(getattr(obj, f.name), factory)) for f in dataclasses.fields(obj)])
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return type(obj)(*[_inner(v, factory) for v in obj])
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_inner(v, factory) for v in obj)
+    if isinstance(obj, dict):
+        return type(obj)((_inner(k, factory), _inner(v, factory)) for k, v in obj.items())
+    return copy.deepcopy(obj)
+
+
+def asdict(obj: Any, *, dict_factory: Callable[[Any], Any] = dict) -> Any:
+    if not _is_guest_instance(obj):
+        raise TypeError("asdict() should be called on dataclass instances")
+    return _inner(obj, dict_factory)
+
+
+def astuple(obj: Any, *, tuple_factory: Callable[[Any], Any] = tuple) -> Any:
+    if not _is_guest_instance(obj):
+        raise TypeError("astuple() should be called on dataclass instances")
+
+    def as_tuple(pairs: list[tuple[str, Any]]) -> Any:
+        return tuple_factory([value for _, value in pairs])
+
+    return _inner(obj, as_tuple)
+
+
+def replace(obj: Any, /, **changes: Any) -> Any:
+    if not _is_guest_instance(obj):
+        raise TypeError("replace() should be called on dataclass instances")
+    return dataclasses.replace(obj, **changes)
+
+
 def build() -> dict[str, Any]:
     from safe_eval.membrane.modules._hosttypes import allow
 
     allow(dataclasses.Field, ["name", "type", "default", "default_factory", "init", "repr", "hash",
                               "compare", "metadata", "kw_only"])
-    attrs = pick(dataclasses, ["fields", "asdict", "astuple", "replace", "is_dataclass",
-                               "FrozenInstanceError", "MISSING"])
-    attrs.update(dataclass=dataclass, field=field)
+    attrs = pick(dataclasses, ["is_dataclass", "FrozenInstanceError", "MISSING"])
+    attrs.update(dataclass=dataclass, field=field, fields=fields, asdict=asdict, astuple=astuple,
+                 replace=replace)
     return attrs
