@@ -217,6 +217,8 @@ ABUSE = {
     "asdict_on_host_dataclass": "import dataclasses\ndataclasses.asdict(policy)",
     "fields_on_host_dataclass": "import dataclasses\ndataclasses.fields(policy)",
     "replace_on_host_dataclass": "import dataclasses\ndataclasses.replace(policy, name='x')",
+    "fraction_huge_exponent_string": "from fractions import Fraction\nFraction('1e1000000000')",
+    "decimal_huge_exponent_string": "from decimal import Decimal\nint(Decimal('1e99999999'))",
     "decimal_context_traps_set": "import decimal\nc = decimal.getcontext()\nc.traps = {}",
 }
 

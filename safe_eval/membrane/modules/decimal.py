@@ -19,7 +19,7 @@ from safe_eval.membrane.modules._util import pick
 MAX_PREC = 50_000
 MAX_EXP = 10**9
 
-CONSTANTS = ["Decimal", "DecimalException", "InvalidOperation", "DivisionByZero", "Inexact",
+CONSTANTS = ["DecimalException", "InvalidOperation", "DivisionByZero", "Inexact",
              "Rounded", "Subnormal", "Overflow", "Underflow", "Clamped", "FloatOperation",
              "ROUND_UP", "ROUND_DOWN", "ROUND_CEILING", "ROUND_FLOOR", "ROUND_HALF_UP",
              "ROUND_HALF_DOWN", "ROUND_HALF_EVEN", "ROUND_05UP"]
@@ -115,7 +115,17 @@ def localcontext(ctx: Any = None, **kwargs: Any) -> _LocalContext:
     return _LocalContext(kwargs)
 
 
+def _check_decimal(value: Any = "0", context: Any = None) -> None:
+    from safe_eval.membrane.modules.fractions import check_exponent
+
+    # int()/floor() of a Decimal with a huge exponent build that many digits in one C call
+    check_exponent(value, MAX_PREC)
+
+
 def build() -> dict[str, Any]:
+    from safe_eval.membrane.modules._guarded_class import guarded
+
     attrs = pick(decimal, CONSTANTS)
+    attrs["Decimal"] = guarded(decimal.Decimal, _check_decimal, ["from_float"])
     attrs.update(getcontext=getcontext, localcontext=localcontext, Context=Context)
     return attrs
