@@ -59,7 +59,8 @@ def _charge_bytes(nbytes: int) -> None:
 def _repeat(seq: Any, count: Any, reflected_name: str, op: Binop, a: Any, b: Any) -> Any:
     """``seq * count`` (or ``count * seq``) with the size checked against the int repeat count."""
     if not isinstance(count, int):
-        reflected = getattr(type(count), reflected_name, None)
+        # Sequences' own __rmul__ is their repeat slot, not a reflected multiplication.
+        reflected = None if isinstance(count, SEQ_TYPES) else getattr(type(count), reflected_name, None)
         if reflected is not None:
             result = reflected(count, seq)
             if result is not NotImplemented:
@@ -69,7 +70,7 @@ def _repeat(seq: Any, count: Any, reflected_name: str, op: Binop, a: Any, b: Any
         except TypeError:
             return op(a, b)  # CPython's own error message
     n = len(seq)
-    if n and count > 0:
+    if n and 0 < count <= sys.maxsize:  # above maxsize CPython raises OverflowError at once
         _charge_bytes(sys.getsizeof(seq) // 2 + n * count * seq_item_size(seq))
     return op(seq, count)
 
@@ -107,7 +108,8 @@ def _imul(a: Any, b: Any) -> Any:
         if -4611686018427387904 < a < 4611686018427387904 or -4611686018427387904 < b < 4611686018427387904:
             return a * b
     elif type(a) is float:
-        return a * b
+        a *= b
+        return a
     return _mul_slow(a, b, operator.imul)
 
 
@@ -136,7 +138,7 @@ def _make_pow(op: Binop) -> Binop:
 
 # -- << ------------------------------------------------------------------------------------
 def _lshift_slow(a: Any, b: Any, op: Binop) -> Any:
-    if isinstance(a, int) and isinstance(b, int) and b > 0 and a:
+    if isinstance(a, int) and isinstance(b, int) and 0 < b <= sys.maxsize and a:
         _charge_bytes(int_bytes(a.bit_length() + b))
     return op(a, b)
 
@@ -168,7 +170,8 @@ def _add(a: Any, b: Any) -> Any:
 def _iadd(a: Any, b: Any) -> Any:
     ta = type(a)
     if ta is int or ta is float:
-        return a + b
+        a += b
+        return a
     if ta is list:
         # list += iterable is list.extend: consume unsized iterables through a counting iterator.
         n = known_len(b)
