@@ -37,8 +37,13 @@ def enter_guest(e: BaseException) -> BaseException:
     """The exception object a guest ``except`` clause sees for ``e``."""
     if guest_raised(e):
         return e
+    # our own bookkeeping (the guest traceback) is not guest data: keep it out of the cleaning
+    d = getattr(e, "__dict__", None)
+    saved = d.pop(tracebacks.KEY, None) if d is not None else None
     ex = membrane.guest_exception(e)
     try:
+        if saved is not None:
+            ex.__dict__[tracebacks.KEY] = saved
         ex.__dict__[_RAISED] = True
     except AttributeError:
         pass

@@ -12,9 +12,9 @@ from typing import Any
 
 from safe_eval.errors import GuestFrame, LimitExceeded
 
-__all__ = ["CodeInfo", "clear", "frames_of", "note", "push"]
+__all__ = ["KEY", "CodeInfo", "clear", "frames_of", "note", "push"]
 
-_KEY = "__safe_eval_trace__"
+KEY = "__safe_eval_trace__"
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,10 +43,10 @@ def _trace(e: BaseException) -> _Trace | None:
         d = e.__dict__
     except AttributeError:
         return None
-    t = d.get(_KEY)
-    if t is None:
-        t = d[_KEY] = _Trace()
-    return t  # type: ignore[no-any-return]
+    t = d.get(KEY)
+    if not isinstance(t, _Trace):
+        t = d[KEY] = _Trace()
+    return t
 
 
 def note(e: BaseException, pos: tuple[int, int]) -> None:
@@ -73,14 +73,14 @@ def push(e: BaseException, code: CodeInfo) -> None:
 def clear(e: BaseException) -> None:
     """A fresh ``raise e``: the traceback starts again."""
     try:
-        e.__dict__.pop(_KEY, None)
+        e.__dict__.pop(KEY, None)
     except AttributeError:
         pass
 
 
 def frames_of(e: BaseException) -> list[GuestFrame]:
-    t: Any = getattr(e, "__dict__", {}).get(_KEY)
-    if t is None:
+    t: Any = getattr(e, "__dict__", {}).get(KEY)
+    if not isinstance(t, _Trace):
         return []
     out = [
         GuestFrame(code.filename, line, col, code.name, code.source_line(line))
