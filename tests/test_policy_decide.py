@@ -203,3 +203,37 @@ def test_decision_cost_with_twenty_rules() -> None:
     per_call = min(timeit.repeat(lambda: policy.decide("search", args, kwargs, search), number=n, repeat=5)) / n
     # the target is 5 us on a normal machine; leave room for a loaded CI box
     assert per_call < 50e-6, f"{per_call * 1e6:.1f} us per decision"
+
+
+# The three ways a rule is evaluated must agree: the fast matcher (run time), the explanation
+# (denial messages) and the three-valued matcher (static check) when every value is known.
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from safe_eval.policy.rules import tri_match  # noqa: E402
+
+_RULE_TEXTS = [
+    "allow f(a: int in 0..10, b: str len 1..3)",
+    "allow f(a: int, *)",
+    'allow f(a in {1, "x"}, b matches r"[a-z]+")',
+    "allow f()",
+    'deny f(a == 1, b: str)',
+    "deny f(b len ..2)",
+    "allow f(*)",
+]
+_values = st.one_of(st.integers(-3, 12), st.text(max_size=4), st.none(), st.lists(st.integers(), max_size=2))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.sampled_from(_RULE_TEXTS),
+    args=st.lists(_values, max_size=3).map(tuple),
+    kwargs=st.dictionaries(st.sampled_from(["a", "b", "c"]), _values, max_size=3),
+)
+def test_matcher_explanation_and_static_matcher_agree(text: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    (rule,) = parse_policy(text).tools
+    fast = rule.match(args, kwargs, None)
+    assert tri_match(rule, None, args, kwargs) is fast
+    if rule.action == "allow":
+        assert (rule.failure("f", args, kwargs, None) is None) is fast

@@ -1,5 +1,8 @@
 """Parsing policy text into a ``Policy``; every error names file, line, column and what was expected.
 
+The grammar is ``policy.lark``, parsed with lark's LALR parser (why lark: see ``_grammar.py``:
+a real grammar in one readable file, fast, and precise "expected ..." sets for errors).
+
 Statements (newlines do not matter; ``#`` starts a comment):
 
     policy NAME                          the policy's name (default: the file's stem)

@@ -158,14 +158,19 @@ class ToolRule:
             return _allow_matcher(names, checks, self.rest)
         return _deny_matcher(names, checks)
 
-    def bind(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
+    def bind(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
         """Arguments by name in this rule's own parameter order (used when the tool has no
-        signature), and whether positions were left over."""
+        signature), and what makes the binding unfit for an allow rule ("" if nothing)."""
         names = [a.name for a in self.args or ()]
         bound = dict(zip(names, args, strict=False))
-        clash = any(k in bound for k in kwargs)
+        problem = ""
+        if len(args) > len(names) and not self.rest:
+            problem = f"takes at most {len(names)} positional argument(s) here"
+        for key in kwargs:
+            if key in bound:
+                problem = f"got multiple values for argument `{key}`"
         bound.update(kwargs)
-        return bound, clash or len(args) > len(names)
+        return bound, problem
 
     def failure(
         self, tool: str, args: tuple[Any, ...], kwargs: Mapping[str, Any], bound: dict[str, Any] | None
@@ -174,9 +179,9 @@ class ToolRule:
         if self.args is None:
             return None
         if bound is None:
-            bound, extra = self.bind(args, kwargs)
-            if extra and not self.rest:
-                return f"`{tool}` takes at most {len(self.args)} argument(s) here"
+            bound, problem = self.bind(args, kwargs)
+            if problem:
+                return f"`{tool}` {problem}"
         by_name = {a.name: a for a in self.args}
         for key, value in bound.items():
             arg = by_name.get(key)
@@ -250,13 +255,13 @@ def tri_match(
     True (matches whatever the unknowns are), False (cannot match), None (depends)."""
     if rule.args is None:
         return True
-    extra = False
+    problem = ""
     if bound is None:
-        bound, extra = rule.bind(args, kwargs)
+        bound, problem = rule.bind(args, kwargs)
     checks = {a.name: a.predicate for a in rule.args}
     result: bool | None = True
     if rule.action == "allow":
-        if extra and not rule.rest:
+        if problem:
             return False
         for key, value in bound.items():
             check = checks.get(key)
