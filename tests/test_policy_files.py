@@ -73,3 +73,20 @@ def test_load_policy_errors_name_the_file(tmp_path: Path) -> None:
     with pytest.raises(PolicyError) as info:
         load_policy(f)
     assert (info.value.filename, info.value.line, info.value.col) == (str(f), 2, 12)
+
+
+@pytest.mark.parametrize(("stem", "name"), [("my-policy", "my-policy"), ("v1.2", "v1.2"), ("2fast", "_2fast"),
+                                           ("a b", "a_b")])
+def test_policy_name_defaults_to_the_file_stem(tmp_path: Path, stem: str, name: str) -> None:
+    f = tmp_path / f"{stem}.policy"
+    f.write_text("imports none")
+    policy = load_policy(f)
+    assert policy.name == name
+    from safe_eval.policy import parse_policy, render_policy
+
+    assert parse_policy(render_policy(policy)) == policy
+
+
+def test_policy_names_must_render() -> None:
+    with pytest.raises(PolicyError):
+        Policy(name="two words")

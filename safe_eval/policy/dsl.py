@@ -23,6 +23,7 @@ conditions: ``== v``, ``!= v``, ``in {a, b}``, ``not in {a, b}``, ``in 1..50``,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -58,6 +59,7 @@ _UNIT_KINDS: dict[str, dict[str, float] | dict[str, int]] = {
 # What a terminal looks like, for "expected ..." messages.
 _FRIENDLY = {
     "NAME": "a name",
+    "POLICY_NAME": "a policy name",
     "TOOL": "a tool name (letters, digits, _ and * globs)",
     "STRING": "a quoted string",
     "NUMBER": "a number",
@@ -371,4 +373,5 @@ class _Builder:
 def _default_name(filename: str) -> str:
     if filename.startswith("<"):
         return "custom"
-    return Path(filename).stem or "custom"
+    stem = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(filename).stem)
+    return stem if re.match(r"[A-Za-z_]", stem) else f"_{stem}" if stem else "custom"

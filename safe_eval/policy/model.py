@@ -17,6 +17,7 @@ allow rule matches; a policy without tool rules grants the callables the caller 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +32,7 @@ __all__ = ["Decision", "Policy", "default_policy", "denied_by"]
 
 _GRANTED = Decision(True, "the policy has no tool rules: the callables passed in env are granted")
 _CACHE_LIMIT = 1024
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,8 +49,10 @@ class Policy:
     _hash: int = field(init=False, repr=False, compare=False, hash=False, default=0)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name:
-            raise PolicyError(f"a policy name must be a non-empty string, got {self.name!r}")
+        if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
+            raise PolicyError(
+                f"a policy name is a letter or _ then letters, digits, _, . or -; got {self.name!r}"
+            )
         imports = _imports(self.imports)
         limits = self.limits
         if isinstance(limits, Mapping):
