@@ -212,5 +212,5 @@ def safe_callable(code: Any, name: str | None = None, *, expected: Any = None, p
     if expected is not None:
         from safe_eval.interpreter.signatures import check_callable
 
-        check_callable(fn, expected)
+        return check_callable(fn, expected)
     return fn  # type: ignore[no-any-return]
