@@ -68,6 +68,8 @@ _FUNCTION_TYPES = frozenset(
 _INTERNAL_WRITABLE = frozenset({"__name__", "__qualname__", "__doc__", "__module__", "__wrapped__"})
 _GUEST_TYPE_WRITABLE = frozenset({"__doc__", "__name__", "__qualname__", "__module__"})
 _GUEST_INSTANCE_WRITABLE = frozenset({"__doc__"}) | EXCEPTION_DUNDERS
+# Host types whose public-name decisions are not cached (they depend on more than the type).
+_NEVER_CACHED: frozenset[type] = frozenset({super})
 
 
 def _deny(obj: object, name: str, why: str = "") -> AttributeError:
@@ -182,8 +184,19 @@ def _exit_type(cls: type, obj: object, name: str) -> Any:
 # -- reading -------------------------------------------------------------------------------------
 def get_attr(obj: object, name: str) -> Any:
     """``obj.name`` for guest code."""
-    name = _check_name(name)
+    if type(name) is not str:
+        name = _check_name(name)
     tp = type(obj)
+    if name[:1] != "_" and name.isascii():  # fast paths: public names
+        if getattr(tp, MARK, None) is TOKEN:
+            if not is_internal_type(tp) and tp.__mro__[-2] not in _GUARDED:
+                value = getattr(obj, name)
+                return value if type(value) in PLAIN_SCALARS else _exit(value, obj, name)
+        else:
+            action = _PUBLIC.get((tp, name))
+            if action is not None:
+                value = getattr(obj, name) if action is _PLAIN else _BoundMethod(action, obj, name)
+                return value if type(value) in PLAIN_SCALARS else _exit(value, obj, name)
     if getattr(tp, MARK, None) is TOKEN:
         if is_internal_type(tp):
             return _exit(_internal_get(obj, tp, name), obj, name)
@@ -193,6 +206,19 @@ def get_attr(obj: object, name: str) -> Any:
             return _exit(_guest_type_get(obj, name), obj, name)
         return _exit(_host_type_get(obj, name), obj, name)
     return _exit(_host_get(obj, tp, name), obj, name)
+
+
+# Decisions for (host type, public name) that depend on the type only: _PLAIN (plain getattr)
+# or the guarded function to bind. Bounded: guest code chooses the names.
+_PLAIN: Any = object()
+_PUBLIC: dict[tuple[type, str], Any] = {}
+_PUBLIC_MAX = 8192
+
+
+def _remember(tp: type, name: str, action: Any) -> None:
+    if len(_PUBLIC) >= _PUBLIC_MAX:
+        _PUBLIC.clear()
+    _PUBLIC[(tp, name)] = action
 
 
 def _guest_get(obj: object, tp: type, name: str) -> Any:
@@ -317,10 +343,12 @@ def _host_get(obj: object, tp: type, name: str) -> Any:
     if not _listed(owner, name):
         if not _curated(tp):
             raise _deny(obj, name)
-    else:
-        guarded = _guarded_method(owner, name)
-        if guarded is not None:
-            return _BoundMethod(guarded, obj, name)
+        return getattr(obj, name)
+    guarded = _guarded_method(owner, name)
+    if hook is None and tp not in _NEVER_CACHED:
+        _remember(tp, name, _PLAIN if guarded is None else guarded)
+    if guarded is not None:
+        return _BoundMethod(guarded, obj, name)
     return getattr(obj, name)
 
 
