@@ -213,4 +213,4 @@ def safe_callable(code: Any, name: str | None = None, *, expected: Any = None, p
         from safe_eval.interpreter.signatures import check_callable
 
         return check_callable(fn, expected)
-    return fn  # type: ignore[no-any-return]
+    return fn

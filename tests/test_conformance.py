@@ -39,7 +39,7 @@ def _cpython(source: str, env: dict[str, Any]) -> tuple[str, Any, Any]:
         try:
             exec(compile(tree, "<cpython>", "exec"), g)
             value = eval(compile(ast.Expression(last.value), "<cpython>", "eval"), g) if last else None
-        except Exception as e:  # noqa: BLE001 - compared with safe_eval's error
+        except Exception as e:
             return out.getvalue(), None, (type(e).__name__, str(e))
     return out.getvalue(), value, None
 

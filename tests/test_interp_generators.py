@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from _interp_diff import same_outcome
 
 from safe_eval import GuestError, PolicyViolation, safe_eval
-
-from _interp_diff import same_outcome
 
 PROGRAMS = {
     "send": """

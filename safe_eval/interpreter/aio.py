@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import heapq
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Any
 
 from greenlet import GreenletExit
@@ -28,7 +28,7 @@ __all__ = [
     "iscoroutinefunction", "run", "sleep", "wait_for",
 ]
 
-TimeoutError = TimeoutError  # noqa: PLW0127 - asyncio.TimeoutError is the builtin since 3.11
+TimeoutError = TimeoutError
 
 _SEND, _THROW = 0, 1
 _loops: list[_Loop] = []
@@ -95,7 +95,7 @@ class Task:
         self._loop.schedule(self, _THROW, CancelledError())
         return True
 
-    def __await__(self) -> Iterator[Any]:
+    def __await__(self) -> Generator[Any, Any, Any]:
         while not self._done:
             yield self
         return self.result()
@@ -211,7 +211,8 @@ def _ensure_task(aw: Any, loop: _Loop) -> Task:
         return Task(aw, loop)
     m = getattr(type(aw), "__await__", None)
     if m is None:
-        raise TypeError(f"An asyncio.Future, a coroutine or an awaitable is required, not {type(aw).__name__}")
+        raise TypeError("An asyncio.Future, a coroutine or an awaitable is required, not "
+                        + type(aw).__name__)
     return Task(m(aw), loop)
 
 
@@ -239,7 +240,7 @@ class _Sleep:
     def __init__(self, delay: float, result: Any) -> None:
         self.delay, self.result = delay, result
 
-    def __await__(self) -> Iterator[Any]:
+    def __await__(self) -> Generator[Any, Any, Any]:
         yield (None if self.delay <= 0 else self)
         return self.result
 
@@ -263,7 +264,7 @@ class _Gather:
     def __init__(self, tasks: list[Task], return_exceptions: bool) -> None:
         self.tasks, self.return_exceptions = tasks, return_exceptions
 
-    def __await__(self) -> Iterator[Any]:
+    def __await__(self) -> Generator[Any, Any, Any]:
         for t in self.tasks:
             while not t._done:
                 yield t
@@ -302,7 +303,7 @@ class _WaitFor:
     def __init__(self, aw: Any, timeout: float | None) -> None:
         self.aw, self.timeout = aw, timeout
 
-    def __await__(self) -> Iterator[Any]:
+    def __await__(self) -> Generator[Any, Any, Any]:
         task = _ensure_task(self.aw, _running())
         if self.timeout is None:
             return (yield from task.__await__())

@@ -35,7 +35,7 @@ def guest_print(*args: Any, sep: Any = " ", end: Any = "\n", file: Any = None, f
 
 
 def _guest_self(obj: super) -> bool:
-    s = obj.__self__
+    s = getattr(obj, "__self__", None)
     return is_guest_object(s) or (isinstance(s, type) and is_guest_type(s))
 
 

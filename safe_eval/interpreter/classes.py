@@ -85,7 +85,7 @@ def build_class(spec: ClassSpec, bases: tuple[Any, ...], g: dict[str, Any], b: A
             raise TypeError(f"class {spec.name} cannot derive from {what} in safe-eval")
     real_bases: tuple[type, ...] = bases or (object,)
     meta = _metaclass(real_bases)
-    ns: Any = meta.__prepare__(spec.name, real_bases) if meta is not type else {}  # type: ignore[attr-defined]
+    ns: Any = meta.__prepare__(spec.name, real_bases) if meta is not type else {}
     ns["__module__"] = "__main__"
     ns["__qualname__"] = spec.qualname
     frame: Frame = [g, b, None, ns]
@@ -93,7 +93,7 @@ def build_class(spec: ClassSpec, bases: tuple[Any, ...], g: dict[str, Any], b: A
     cell = None
     if spec.class_cell is not None:
         cell = frame[spec.class_cell] = Cell()
-    for slot, c in zip(spec.free_slots, closure):
+    for slot, c in zip(spec.free_slots, closure, strict=False):
         frame[slot] = c
     b.depth += 1
     if b.depth > b.max_depth:
@@ -110,4 +110,4 @@ def build_class(spec: ClassSpec, bases: tuple[Any, ...], g: dict[str, Any], b: A
     mark(cls)
     if cell is not None:
         cell.v = cls
-    return cls
+    return cls  # type: ignore[no-any-return]

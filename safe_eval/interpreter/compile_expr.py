@@ -6,21 +6,19 @@ import ast
 import operator as op
 import types
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from safe_eval import membrane
 from safe_eval.errors import InternalError
 from safe_eval.interpreter import generators
 from safe_eval.interpreter.builtins_extra import BUILTINS, super_attr
+from safe_eval.interpreter.compile_base import CompilerBase
 from safe_eval.interpreter.functions import Function
 from safe_eval.interpreter.runtime import UNBOUND, Frame
-from safe_eval.interpreter.scopes import CELL, CLASSDEREF, FAST, GLOBAL, NAME, Scope
+from safe_eval.interpreter.scopes import CELL, CLASSDEREF, FAST, GLOBAL, NAME
 from safe_eval.interpreter.specialize import CONST as CONST_OPERAND
 from safe_eval.interpreter.specialize import EXPR, LOCAL, PARAM, Operand, binop_closure, compare_closure
 from safe_eval.limits.operators import guarded_binop, guarded_contains
-
-if TYPE_CHECKING:
-    from safe_eval.interpreter.compiler import Compiler
 
 __all__ = ["ExprCompiler"]
 
@@ -80,10 +78,8 @@ def call_value(b: Any, fn: Any, args: Any, kwargs: dict[str, Any] | None = None)
     return fn(*args)
 
 
-class ExprCompiler:
-    scope: Scope
-
-    def expr(self: Compiler, node: ast.expr) -> Ev:
+class ExprCompiler(CompilerBase):
+    def expr(self, node: ast.expr) -> Ev:
         h = getattr(self, "e_" + type(node).__name__, None)
         if h is None:
             raise InternalError(f"unsupported expression: {type(node).__name__}")
@@ -94,7 +90,7 @@ class ExprCompiler:
         v = node.value
         return lambda f: v
 
-    def _elts(self: Compiler, elts: list[ast.expr]) -> Callable[[Frame], list[Any]]:
+    def _elts(self, elts: list[ast.expr]) -> Callable[[Frame], list[Any]]:
         if not any(isinstance(e, ast.Starred) for e in elts):
             evs = [self.expr(e) for e in elts]
             return lambda f: [e(f) for e in evs]
@@ -111,22 +107,23 @@ class ExprCompiler:
             return out
         return build
 
-    def e_Tuple(self: Compiler, node: ast.Tuple) -> Ev:
+    def e_Tuple(self, node: ast.Tuple) -> Ev:
         if len(node.elts) == 2 and not any(isinstance(e, ast.Starred) for e in node.elts):
             a, b = self.expr(node.elts[0]), self.expr(node.elts[1])
             return lambda f: (a(f), b(f))
         build = self._elts(node.elts)
         return lambda f: tuple(build(f))
 
-    def e_List(self: Compiler, node: ast.List) -> Ev:
+    def e_List(self, node: ast.List) -> Ev:
         return self._elts(node.elts)
 
-    def e_Set(self: Compiler, node: ast.Set) -> Ev:
+    def e_Set(self, node: ast.Set) -> Ev:
         build = self._elts(node.elts)
         return lambda f: set(build(f))
 
-    def e_Dict(self: Compiler, node: ast.Dict) -> Ev:
-        items = [(None if k is None else self.expr(k), self.expr(v)) for k, v in zip(node.keys, node.values)]
+    def e_Dict(self, node: ast.Dict) -> Ev:
+        items = [(None if k is None else self.expr(k), self.expr(v))
+                 for k, v in zip(node.keys, node.values, strict=False)]
 
         def build(f: Frame) -> dict[Any, Any]:
             d: dict[Any, Any] = {}
@@ -142,10 +139,10 @@ class ExprCompiler:
         return build
 
     # -- names -----------------------------------------------------------------------------
-    def e_Name(self: Compiler, node: ast.Name) -> Ev:
+    def e_Name(self, node: ast.Name) -> Ev:
         return self.load_name(node.id)
 
-    def load_name(self: Compiler, name: str) -> Ev:
+    def load_name(self, name: str) -> Ev:
         kind = self.scope.kind_of(name)
         bi = BUILTINS
         if kind == FAST:
@@ -209,7 +206,7 @@ class ExprCompiler:
         return glob
 
     # -- operators -------------------------------------------------------------------------
-    def operand(self: Compiler, node: ast.expr) -> Operand:
+    def operand(self, node: ast.expr) -> Operand:
         if isinstance(node, ast.Constant):
             return Operand(CONST_OPERAND, node.value)
         if isinstance(node, ast.Name) and self.scope.kind_of(node.id) == FAST:
@@ -218,20 +215,20 @@ class ExprCompiler:
             return Operand(PARAM if safe else LOCAL, slot, node.id)
         return Operand(EXPR, self.expr(node))
 
-    def e_BinOp(self: Compiler, node: ast.BinOp) -> Ev:
+    def e_BinOp(self, node: ast.BinOp) -> Ev:
         t = type(node.op)
         guarded = guarded_binop(t, False)
         fn = guarded if guarded is not None else _BINOPS[t]
         return binop_closure(t, fn, guarded is not None, self.operand(node.left), self.operand(node.right))
 
-    def e_UnaryOp(self: Compiler, node: ast.UnaryOp) -> Ev:
+    def e_UnaryOp(self, node: ast.UnaryOp) -> Ev:
         fn = _UNARY[type(node.op)]
         operand = self.expr(node.operand)
         if isinstance(node.op, ast.Not):
             return lambda f: not operand(f)
         return lambda f: fn(operand(f))
 
-    def e_BoolOp(self: Compiler, node: ast.BoolOp) -> Ev:
+    def e_BoolOp(self, node: ast.BoolOp) -> Ev:
         values = [self.expr(v) for v in node.values]
         if isinstance(node.op, ast.And):
             def and_(f: Frame) -> Any:
@@ -252,14 +249,14 @@ class ExprCompiler:
             return v
         return or_
 
-    def e_Compare(self: Compiler, node: ast.Compare) -> Ev:
+    def e_Compare(self, node: ast.Compare) -> Ev:
         left = self.expr(node.left)
         ops = [_CMPOPS[type(o)] for o in node.ops]
         rights = [self.expr(c) for c in node.comparators]
         if len(ops) == 1:
             return compare_closure(type(node.ops[0]), self.operand(node.left),
                                    self.operand(node.comparators[0]))
-        pairs = list(zip(ops, rights))
+        pairs = list(zip(ops, rights, strict=False))
 
         def chain(f: Frame) -> Any:
             a = left(f)
@@ -273,11 +270,11 @@ class ExprCompiler:
             return r
         return chain
 
-    def e_IfExp(self: Compiler, node: ast.IfExp) -> Ev:
+    def e_IfExp(self, node: ast.IfExp) -> Ev:
         test, body, orelse = self.expr(node.test), self.expr(node.body), self.expr(node.orelse)
         return lambda f: body(f) if test(f) else orelse(f)
 
-    def e_NamedExpr(self: Compiler, node: ast.NamedExpr) -> Ev:
+    def e_NamedExpr(self, node: ast.NamedExpr) -> Ev:
         value = self.expr(node.value)
         store = self.store_name(node.target.id, walrus=True)
 
@@ -288,12 +285,12 @@ class ExprCompiler:
         return walrus
 
     # -- attributes and subscripts ---------------------------------------------------------
-    def e_Attribute(self: Compiler, node: ast.Attribute) -> Ev:
+    def e_Attribute(self, node: ast.Attribute) -> Ev:
         obj = self.expr(node.value)
         name = node.attr
         return lambda f: get_attr(obj(f), name)
 
-    def e_Subscript(self: Compiler, node: ast.Subscript) -> Ev:
+    def e_Subscript(self, node: ast.Subscript) -> Ev:
         obj = self.expr(node.value)
         if isinstance(node.slice, ast.Constant):
             c = node.slice.value
@@ -301,17 +298,17 @@ class ExprCompiler:
         key = self.expr(node.slice)
         return lambda f: obj(f)[key(f)]
 
-    def e_Slice(self: Compiler, node: ast.Slice) -> Ev:
+    def e_Slice(self, node: ast.Slice) -> Ev:
         lo = self.expr(node.lower) if node.lower else None
         hi = self.expr(node.upper) if node.upper else None
         st = self.expr(node.step) if node.step else None
         return lambda f: slice(lo(f) if lo else None, hi(f) if hi else None, st(f) if st else None)
 
-    def e_Starred(self: Compiler, node: ast.Starred) -> Ev:
+    def e_Starred(self, node: ast.Starred) -> Ev:
         raise InternalError("starred expression outside a container or call")
 
     # -- calls -----------------------------------------------------------------------------
-    def e_Call(self: Compiler, node: ast.Call) -> Ev:
+    def e_Call(self, node: ast.Call) -> Ev:
         if (isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args
                 and not node.keywords and self.scope.kind == "function"):
             return self._zero_arg_super(node)
@@ -361,7 +358,7 @@ class ExprCompiler:
             return call_value(f[1], func, args, kwargs)
         return call
 
-    def _zero_arg_super(self: Compiler, node: ast.Call) -> Ev:
+    def _zero_arg_super(self, node: ast.Call) -> Ev:
         load = self.load_name("super")
         scope = self.scope
         cls_slot = scope.slots.get("__class__")
@@ -382,27 +379,27 @@ class ExprCompiler:
         return zsuper
 
     # -- functions and comprehensions (defined with the statement compiler) ---------------
-    def e_Lambda(self: Compiler, node: ast.Lambda) -> Ev:
+    def e_Lambda(self, node: ast.Lambda) -> Ev:
         return self.make_function(node)
 
-    def e_ListComp(self: Compiler, node: ast.ListComp) -> Ev:
+    def e_ListComp(self, node: ast.ListComp) -> Ev:
         return self.comprehension(node)
 
-    def e_SetComp(self: Compiler, node: ast.SetComp) -> Ev:
+    def e_SetComp(self, node: ast.SetComp) -> Ev:
         return self.comprehension(node)
 
-    def e_DictComp(self: Compiler, node: ast.DictComp) -> Ev:
+    def e_DictComp(self, node: ast.DictComp) -> Ev:
         return self.comprehension(node)
 
-    def e_GeneratorExp(self: Compiler, node: ast.GeneratorExp) -> Ev:
+    def e_GeneratorExp(self, node: ast.GeneratorExp) -> Ev:
         return self.comprehension(node)
 
     # -- f-strings -------------------------------------------------------------------------
-    def e_JoinedStr(self: Compiler, node: ast.JoinedStr) -> Ev:
+    def e_JoinedStr(self, node: ast.JoinedStr) -> Ev:
         parts = [self.expr(v) for v in node.values]
         return lambda f: "".join([p(f) for p in parts])
 
-    def e_FormattedValue(self: Compiler, node: ast.FormattedValue) -> Ev:
+    def e_FormattedValue(self, node: ast.FormattedValue) -> Ev:
         value = self.expr(node.value)
         conv = {-1: None, 115: str, 114: repr, 97: ascii}[node.conversion]
         spec = self.expr(node.format_spec) if node.format_spec is not None else None
@@ -416,15 +413,15 @@ class ExprCompiler:
         return formatted
 
     # -- generators and coroutines ---------------------------------------------------------
-    def e_Yield(self: Compiler, node: ast.Yield) -> Ev:
+    def e_Yield(self, node: ast.Yield) -> Ev:
         value = self.expr(node.value) if node.value else None
         switch = generators.yield_async if self.scope.is_async else generators.yield_value
         return lambda f: switch(value(f) if value else None)
 
-    def e_YieldFrom(self: Compiler, node: ast.YieldFrom) -> Ev:
+    def e_YieldFrom(self, node: ast.YieldFrom) -> Ev:
         value = self.expr(node.value)
         return lambda f: generators.yield_from(value(f))
 
-    def e_Await(self: Compiler, node: ast.Await) -> Ev:
+    def e_Await(self, node: ast.Await) -> Ev:
         value = self.expr(node.value)
         return lambda f: generators.await_value(value(f))

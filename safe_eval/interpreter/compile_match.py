@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from safe_eval.errors import InternalError
+from safe_eval.interpreter.compile_base import CompilerBase
 from safe_eval.interpreter.compile_expr import get_attr
 from safe_eval.interpreter.runtime import Frame
-
-if TYPE_CHECKING:
-    from safe_eval.interpreter.compiler import Compiler
 
 __all__ = ["MatchCompiler"]
 
@@ -25,8 +23,8 @@ def _is_sequence(v: Any) -> bool:
     return isinstance(v, Sequence) and not isinstance(v, (str, bytes, bytearray))
 
 
-class MatchCompiler:
-    def s_Match(self: Compiler, node: ast.Match) -> Any:
+class MatchCompiler(CompilerBase):
+    def s_Match(self, node: ast.Match) -> Any:
         subject = self.expr(node.subject)
         cases = [(self.pattern(c.pattern), self.expr(c.guard) if c.guard else None, self.block(c.body))
                  for c in node.cases]
@@ -39,13 +37,13 @@ class MatchCompiler:
             return None
         return match
 
-    def pattern(self: Compiler, p: ast.pattern) -> Pat:
+    def pattern(self, p: ast.pattern) -> Pat:
         h = getattr(self, "p_" + type(p).__name__, None)
         if h is None:
             raise InternalError(f"unsupported pattern: {type(p).__name__}")
         return h(p)  # type: ignore[no-any-return]
 
-    def p_MatchValue(self: Compiler, p: ast.MatchValue) -> Pat:
+    def p_MatchValue(self, p: ast.MatchValue) -> Pat:
         value = self.expr(p.value)
         return lambda f, s: bool(s == value(f))
 
@@ -53,7 +51,7 @@ class MatchCompiler:
         v = p.value
         return lambda f, s: s is v
 
-    def p_MatchAs(self: Compiler, p: ast.MatchAs) -> Pat:
+    def p_MatchAs(self, p: ast.MatchAs) -> Pat:
         store = self.store_name(p.name) if p.name else None
         sub = self.pattern(p.pattern) if p.pattern else None
 
@@ -65,11 +63,11 @@ class MatchCompiler:
             return True
         return match_as
 
-    def p_MatchOr(self: Compiler, p: ast.MatchOr) -> Pat:
+    def p_MatchOr(self, p: ast.MatchOr) -> Pat:
         alts = [self.pattern(a) for a in p.patterns]
         return lambda f, s: any(a(f, s) for a in alts)
 
-    def p_MatchSequence(self: Compiler, p: ast.MatchSequence) -> Pat:
+    def p_MatchSequence(self, p: ast.MatchSequence) -> Pat:
         star = next((i for i, q in enumerate(p.patterns) if isinstance(q, ast.MatchStar)), None)
         if star is None:
             pats = [self.pattern(q) for q in p.patterns]
@@ -78,7 +76,7 @@ class MatchCompiler:
             def seq(f: Frame, s: Any) -> bool:
                 if not _is_sequence(s) or len(s) != n:
                     return False
-                return all(pat(f, x) for pat, x in zip(pats, s))
+                return all(pat(f, x) for pat, x in zip(pats, s, strict=False))
             return seq
         before = [self.pattern(q) for q in p.patterns[:star]]
         after = [self.pattern(q) for q in p.patterns[star + 1:]]
@@ -91,17 +89,17 @@ class MatchCompiler:
             if not _is_sequence(s) or len(s) < need:
                 return False
             items = list(s)
-            if not all(pat(f, x) for pat, x in zip(before, items)):
+            if not all(pat(f, x) for pat, x in zip(before, items, strict=False)):
                 return False
             tail = items[len(items) - len(after):] if after else []
-            if not all(pat(f, x) for pat, x in zip(after, tail)):
+            if not all(pat(f, x) for pat, x in zip(after, tail, strict=False)):
                 return False
             if rest is not None:
                 rest(f, items[len(before):len(items) - len(after)])
             return True
         return seq_star
 
-    def p_MatchMapping(self: Compiler, p: ast.MatchMapping) -> Pat:
+    def p_MatchMapping(self, p: ast.MatchMapping) -> Pat:
         keys = [self.expr(k) for k in p.keys]
         pats = [self.pattern(q) for q in p.patterns]
         rest = self.store_name(p.rest) if p.rest else None
@@ -110,7 +108,7 @@ class MatchCompiler:
             if not isinstance(s, Mapping):
                 return False
             seen = []
-            for k, pat in zip(keys, pats):
+            for k, pat in zip(keys, pats, strict=False):
                 key = k(f)
                 v = s.get(key, _MISSING)
                 if v is _MISSING or not pat(f, v):
@@ -121,10 +119,10 @@ class MatchCompiler:
             return True
         return mapping
 
-    def p_MatchClass(self: Compiler, p: ast.MatchClass) -> Pat:
+    def p_MatchClass(self, p: ast.MatchClass) -> Pat:
         cls_ev = self.expr(p.cls)
         pos = [self.pattern(q) for q in p.patterns]
-        kws = [(name, self.pattern(q)) for name, q in zip(p.kwd_attrs, p.kwd_patterns)]
+        kws = [(name, self.pattern(q)) for name, q in zip(p.kwd_attrs, p.kwd_patterns, strict=False)]
 
         def match_class(f: Frame, s: Any) -> bool:
             cls = cls_ev(f)
@@ -135,7 +133,8 @@ class MatchCompiler:
             if pos:
                 if issubclass(cls, _SELF_MATCHING) and not hasattr(cls, "__match_args__"):
                     if len(pos) > 1:
-                        raise TypeError(f"{cls.__name__}() accepts 1 positional sub-pattern ({len(pos)} given)")
+                        raise TypeError(
+                            f"{cls.__name__}() accepts 1 positional sub-pattern ({len(pos)} given)")
                     if not pos[0](f, s):
                         return False
                 else:
@@ -143,7 +142,7 @@ class MatchCompiler:
                     if len(pos) > len(names):
                         raise TypeError(f"{cls.__name__}() accepts {len(names)} positional sub-pattern"
                                         f"{'' if len(names) == 1 else 's'} ({len(pos)} given)")
-                    for name, pat in zip(names, pos):
+                    for name, pat in zip(names, pos, strict=False):
                         try:
                             v = get_attr(s, name)
                         except AttributeError:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from greenlet import GreenletExit
 
@@ -13,13 +13,11 @@ from safe_eval import membrane
 from safe_eval.context import current_context
 from safe_eval.errors import InternalError, SafeEvalError
 from safe_eval.interpreter import generators, tracebacks
+from safe_eval.interpreter.compile_base import CompilerBase
 from safe_eval.interpreter.compile_expr import binop_fn, get_attr
 from safe_eval.interpreter.runtime import BREAK, CONTINUE, RETURN, UNBOUND, Frame
 from safe_eval.interpreter.scopes import CELL, FAST
 from safe_eval.interpreter.specialize import if_compare_closure
-
-if TYPE_CHECKING:
-    from safe_eval.interpreter.compiler import Compiler
 
 __all__ = ["StmtCompiler", "guest_raised", "enter_guest"]
 
@@ -80,9 +78,9 @@ def _unpack(n: int, v: Any) -> list[Any]:
     raise ValueError(f"too many values to unpack (expected {n})")
 
 
-class StmtCompiler:
+class StmtCompiler(CompilerBase):
     # -- blocks ----------------------------------------------------------------------------
-    def block(self: Compiler, nodes: list[ast.stmt]) -> St:
+    def block(self, nodes: list[ast.stmt]) -> St:
         items = [self.noted_stmt(s) for s in nodes]
         if len(items) == 1:
             return items[0]
@@ -104,7 +102,7 @@ class StmtCompiler:
             return None
         return run
 
-    def noted_stmt(self: Compiler, node: ast.stmt) -> St:
+    def noted_stmt(self, node: ast.stmt) -> St:
         """The statement's closure, noting its position on exceptions going through it
         (hot statements note inline: a zero-cost ``try`` instead of a wrapper call)."""
         fn = self.stmt(node)
@@ -121,14 +119,14 @@ class StmtCompiler:
                 raise
         return noted
 
-    def stmt(self: Compiler, node: ast.stmt) -> St:
+    def stmt(self, node: ast.stmt) -> St:
         h = getattr(self, "s_" + type(node).__name__, None)
         if h is None:
             raise InternalError(f"unsupported statement: {type(node).__name__}")
         return h(node)  # type: ignore[no-any-return]
 
     # -- simple statements -----------------------------------------------------------------
-    def s_Expr(self: Compiler, node: ast.Expr) -> St:
+    def s_Expr(self, node: ast.Expr) -> St:
         e = self.expr(node.value)
         pos, note = _pos(node), tracebacks.note
 
@@ -149,7 +147,7 @@ class StmtCompiler:
     def s_Continue(self, node: ast.Continue) -> St:
         return lambda f: CONTINUE
 
-    def s_Return(self: Compiler, node: ast.Return) -> St:
+    def s_Return(self, node: ast.Return) -> St:
         if node.value is None:
             def ret_none(f: Frame) -> Any:
                 f[2] = None
@@ -172,7 +170,7 @@ class StmtCompiler:
 
     s_Nonlocal = s_Global
 
-    def s_Assign(self: Compiler, node: ast.Assign) -> St:
+    def s_Assign(self, node: ast.Assign) -> St:
         value = self.expr(node.value)
         pos, note = _pos(node), tracebacks.note
         if len(node.targets) == 1:
@@ -208,12 +206,13 @@ class StmtCompiler:
                 raise
         return assign_many
 
-    def s_AnnAssign(self: Compiler, node: ast.AnnAssign) -> St:
+    def s_AnnAssign(self, node: ast.AnnAssign) -> St:
         target = node.target
         if self.scope.kind == "class" and isinstance(target, ast.Name) and node.simple:
             name = target.id
             ann = node.annotation
-            text = ann.value if isinstance(ann, ast.Constant) and isinstance(ann.value, str) else ast.unparse(ann)
+            is_text = isinstance(ann, ast.Constant) and isinstance(ann.value, str)
+            text = ann.value if is_text else ast.unparse(ann)  # type: ignore[attr-defined]
             value = self.expr(node.value) if node.value is not None else None
             store = self.store(target)
 
@@ -229,7 +228,7 @@ class StmtCompiler:
             return lambda f: None
         return self.s_Assign(ast.copy_location(ast.Assign(targets=[target], value=node.value), node))
 
-    def s_AugAssign(self: Compiler, node: ast.AugAssign) -> St:
+    def s_AugAssign(self, node: ast.AugAssign) -> St:
         fn = binop_fn(node.op, inplace=True)
         value = self.expr(node.value)
         t = node.target
@@ -267,7 +266,7 @@ class StmtCompiler:
             return aug_item
         raise InternalError("bad augmented assignment target")
 
-    def s_Delete(self: Compiler, node: ast.Delete) -> St:
+    def s_Delete(self, node: ast.Delete) -> St:
         dels = [self.delete(t) for t in node.targets]
 
         def delete(f: Frame) -> None:
@@ -275,7 +274,7 @@ class StmtCompiler:
                 d(f)
         return delete
 
-    def s_Assert(self: Compiler, node: ast.Assert) -> St:
+    def s_Assert(self, node: ast.Assert) -> St:
         test = self.expr(node.test)
         msg = self.expr(node.msg) if node.msg is not None else None
 
@@ -286,7 +285,7 @@ class StmtCompiler:
                 raise e
         return assert_
 
-    def s_Raise(self: Compiler, node: ast.Raise) -> St:
+    def s_Raise(self, node: ast.Raise) -> St:
         if node.exc is None:
             def reraise(f: Frame) -> None:
                 e = sys.exc_info()[1]
@@ -308,7 +307,7 @@ class StmtCompiler:
         return raise_
 
     # -- control flow ----------------------------------------------------------------------
-    def s_If(self: Compiler, node: ast.If) -> St:
+    def s_If(self, node: ast.If) -> St:
         body = self.block(node.body)
         pos, note = _pos(node), tracebacks.note
         t = node.test
@@ -338,7 +337,7 @@ class StmtCompiler:
             return body(f) if t else orelse(f)
         return if_else
 
-    def s_While(self: Compiler, node: ast.While) -> St:
+    def s_While(self, node: ast.While) -> St:
         test, body = self.expr(node.test), self.block(node.body)
         orelse = self.block(node.orelse) if node.orelse else None
         pos, note = _pos(node), tracebacks.note
@@ -363,7 +362,7 @@ class StmtCompiler:
                 raise
         return while_
 
-    def s_For(self: Compiler, node: ast.For) -> St:
+    def s_For(self, node: ast.For) -> St:
         it, body = self.expr(node.iter), self.block(node.body)
         orelse = self.block(node.orelse) if node.orelse else None
         pos, note = _pos(node), tracebacks.note
@@ -414,7 +413,7 @@ class StmtCompiler:
                 raise
         return for_
 
-    def s_AsyncFor(self: Compiler, node: ast.AsyncFor) -> St:
+    def s_AsyncFor(self, node: ast.AsyncFor) -> St:
         it, body = self.expr(node.iter), self.block(node.body)
         orelse = self.block(node.orelse) if node.orelse else None
         pos, note = _pos(node), tracebacks.note
@@ -442,7 +441,7 @@ class StmtCompiler:
         return async_for
 
     # -- exceptions ------------------------------------------------------------------------
-    def s_Try(self: Compiler, node: ast.Try) -> St:
+    def s_Try(self, node: ast.Try) -> St:
         body = self.block(node.body)
         handlers = [self._handler(h) for h in node.handlers]
         orelse = self.block(node.orelse) if node.orelse else None
@@ -488,7 +487,7 @@ class StmtCompiler:
 
     s_TryStar = s_Try
 
-    def _handler(self: Compiler, h: ast.ExceptHandler) -> tuple[Any, Callable[[Frame, BaseException], Any]]:
+    def _handler(self, h: ast.ExceptHandler) -> tuple[Any, Callable[[Frame, BaseException], Any]]:
         match = self.expr(h.type) if h.type is not None else None
         body = self.block(h.body)
         if h.name is None:
@@ -504,19 +503,19 @@ class StmtCompiler:
         return match, named
 
     # -- with ------------------------------------------------------------------------------
-    def s_With(self: Compiler, node: ast.With) -> St:
+    def s_With(self, node: ast.With) -> St:
         body = self.block(node.body)
         for item in reversed(node.items):
             body = self._with_item(item, body, is_async=False)
         return body
 
-    def s_AsyncWith(self: Compiler, node: ast.AsyncWith) -> St:
+    def s_AsyncWith(self, node: ast.AsyncWith) -> St:
         body = self.block(node.body)
         for item in reversed(node.items):
             body = self._with_item(item, body, is_async=True)
         return body
 
-    def _with_item(self: Compiler, item: ast.withitem, body: St, is_async: bool) -> St:
+    def _with_item(self, item: ast.withitem, body: St, is_async: bool) -> St:
         mgr_ev = self.expr(item.context_expr)
         store = self.store(item.optional_vars) if item.optional_vars is not None else None
         enter_name, exit_name = ("__aenter__", "__aexit__") if is_async else ("__enter__", "__exit__")
@@ -547,7 +546,7 @@ class StmtCompiler:
         return with_
 
     # -- imports ---------------------------------------------------------------------------
-    def s_Import(self: Compiler, node: ast.Import) -> St:
+    def s_Import(self, node: ast.Import) -> St:
         steps: list[tuple[str, str, Store]] = []
         for a in node.names:
             if a.asname:
@@ -565,7 +564,7 @@ class StmtCompiler:
                 store(f, m)
         return import_
 
-    def s_ImportFrom(self: Compiler, node: ast.ImportFrom) -> St:
+    def s_ImportFrom(self, node: ast.ImportFrom) -> St:
         if node.level:
             raise InternalError("relative imports are not supported")
         module = node.module or ""
@@ -584,7 +583,7 @@ class StmtCompiler:
         return import_from
 
     # -- targets ---------------------------------------------------------------------------
-    def store(self: Compiler, t: ast.expr) -> Store:
+    def store(self, t: ast.expr) -> Store:
         if isinstance(t, ast.Name):
             return self.store_name(t.id)
         if isinstance(t, ast.Attribute):
@@ -603,7 +602,7 @@ class StmtCompiler:
             raise InternalError("starred assignment target must be in a list or tuple")
         raise InternalError(f"cannot assign to {type(t).__name__}")
 
-    def _store_seq(self: Compiler, elts: list[ast.expr]) -> Store:
+    def _store_seq(self, elts: list[ast.expr]) -> Store:
         star = [i for i, e in enumerate(elts) if isinstance(e, ast.Starred)]
         if not star:
             stores = [self.store(e) for e in elts]
@@ -619,7 +618,7 @@ class StmtCompiler:
 
             def store_n(f: Frame, v: Any) -> None:
                 vals = v if type(v) in (tuple, list) and len(v) == n else _unpack(n, v)
-                for s, x in zip(stores, vals):
+                for s, x in zip(stores, vals, strict=False):
                     s(f, x)
             return store_n
         k = star[0]
@@ -632,14 +631,14 @@ class StmtCompiler:
             vals = list(v)
             if len(vals) < need:
                 raise ValueError(f"not enough values to unpack (expected at least {need}, got {len(vals)})")
-            for s, x in zip(before, vals):
+            for s, x in zip(before, vals, strict=False):
                 s(f, x)
             rest(f, vals[len(before):len(vals) - len(after)])
-            for s, x in zip(after, vals[len(vals) - len(after):]):
+            for s, x in zip(after, vals[len(vals) - len(after):], strict=False):
                 s(f, x)
         return store_star
 
-    def store_name(self: Compiler, name: str, walrus: bool = False) -> Store:
+    def store_name(self, name: str, walrus: bool = False) -> Store:
         scope = self.scope
         kind = scope.kind_of(name)
         if kind == FAST:
@@ -663,7 +662,7 @@ class StmtCompiler:
             f[0][name] = v
         return glob
 
-    def delete(self: Compiler, t: ast.expr, quiet: bool = False) -> St:
+    def delete(self, t: ast.expr, quiet: bool = False) -> St:
         if isinstance(t, ast.Name):
             return self._delete_name(t.id, quiet)
         if isinstance(t, ast.Attribute):
@@ -684,7 +683,7 @@ class StmtCompiler:
             return del_seq
         raise InternalError(f"cannot delete {type(t).__name__}")
 
-    def _delete_name(self: Compiler, name: str, quiet: bool) -> St:
+    def _delete_name(self, name: str, quiet: bool) -> St:
         scope = self.scope
         kind = scope.kind_of(name)
         if kind == FAST:

@@ -66,7 +66,7 @@ def _origin() -> Origin | None:
     if o is None:
         o = ctx.extra["origin"] = Origin(ctx.policy, ctx.budget.limits, ctx.filename, ctx.run_nested,
                                          ctx.audit)
-    return o  # type: ignore[no-any-return]
+    return o
 
 
 class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
@@ -127,7 +127,8 @@ class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
         scope = self.scopes[id(node)]
         a = node.args
         defaults = [self.expr(d) for d in a.defaults]
-        kwdefaults = [(k.arg, self.expr(d)) for k, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]
+        kwdefaults = [(k.arg, self.expr(d))
+                      for k, d in zip(a.kwonlyargs, a.kw_defaults, strict=False) if d is not None]
         closure_slots = self._closure_slots(scope)
         name = "<lambda>" if isinstance(node, ast.Lambda) else node.name
         qual = self._scope_qual()
@@ -255,7 +256,7 @@ class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
             fr = [f[0], f[1], None, it, *extra]
             for s in cell_slots:
                 fr[s] = Cell()
-            for s, src in zip(free_slots, closure_slots):
+            for s, src in zip(free_slots, closure_slots, strict=False):
                 fr[s] = f[src]
             return fr
 
@@ -305,6 +306,7 @@ class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
         it = (lambda fr: fr[3]) if i == 0 else self.expr(g.iter)
         store = self.store(g.target)
         conds = [self.expr(c) for c in g.ifs]
+        get_iter: Callable[[Frame], Any]
         if g.is_async:
             aiter = generators.async_iterate
 

@@ -11,7 +11,7 @@ wraps its own ``yield`` values in ``_AsyncYield`` so ``__anext__`` can tell them
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from greenlet import GreenletExit, getcurrent, greenlet
@@ -148,7 +148,7 @@ class _Resumable:
             b = Budget(Limits(time=0.05, ops=10_000, recursion=50, output=4096))
             with activate(RunContext(b, self._policy)):
                 self._close()
-        except BaseException:  # noqa: S110 - nothing may escape a collection
+        except BaseException:
             pass
 
 
@@ -247,7 +247,7 @@ class _AStep:
     def __init__(self, agen: GuestAsyncGenerator, how: int, value: Any) -> None:
         self.agen, self.how, self.value = agen, how, value
 
-    def __await__(self) -> Iterator[Any]:
+    def __await__(self) -> Generator[Any, Any, Any]:
         agen, how, value = self.agen, self.how, self.value
         if agen._done:
             if how == _THROW:
@@ -273,7 +273,7 @@ class _AClose:
     def __init__(self, agen: GuestAsyncGenerator) -> None:
         self.agen = agen
 
-    def __await__(self) -> Iterator[Any]:
+    def __await__(self) -> Generator[Any, Any, Any]:
         agen = self.agen
         if not agen._started or agen._done:
             agen._done = True

@@ -50,6 +50,7 @@ class Cell:
     """A closure cell; an unset ``v`` means the variable is unbound."""
 
     __slots__ = ("v",)
+    v: Any
 
     def __repr__(self) -> str:
         return "<cell>"

@@ -89,7 +89,7 @@ class CheckedFunction:
         from typeguard import TypeCheckError, check_type
 
         if self._params is not None:
-            for i, (value, t) in enumerate(zip(args, self._params)):
+            for i, (value, t) in enumerate(zip(args, self._params, strict=False)):
                 try:
                     check_type(value, t)
                 except TypeCheckError as e:
@@ -98,7 +98,8 @@ class CheckedFunction:
         try:
             check_type(result, self._result)
         except TypeCheckError as e:
-            raise GuestError("TypeError", f"{self.__name__}() returned a value of the wrong type: {e}") from None
+            message = f"{self.__name__}() returned a value of the wrong type: {e}"
+            raise GuestError("TypeError", message) from None
         return result
 
     def __repr__(self) -> str:
@@ -118,7 +119,7 @@ def check_callable(fn: Any, expected: Any) -> CheckedFunction:
             raise GuestError("TypeError", f"{name}{sig} cannot be called as {_show(expected)}: {e}") from None
         positional = [p for p in sig.parameters.values()
                       if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        for p, t in zip(positional, params):
+        for p, t in zip(positional, params, strict=False):
             declared = resolve_annotation(p.annotation) if isinstance(p.annotation, str) else Any
             if not _compatible(declared, t):
                 raise GuestError("TypeError", f"parameter '{p.name}' of {name} is annotated "
