@@ -87,7 +87,7 @@ def _lines(n: int) -> str:
     return "\n".join(f"item{i},{(i * 37) % 1000},  tag{i % 7}  " for i in range(n))
 
 
-def _lookup(key: int) -> int:
+def lookup(key: int) -> int:
     """The env function of ``tool-calls``: cheap, so the call path is what gets measured."""
     return key * 2 + 1
 
@@ -134,7 +134,7 @@ def make_cases(quick: bool = False) -> list[Case]:
         Case("tool-calls", "program", f"{n_calls:,} calls of an env function through a 20-rule policy",
              "-",
              f"total = 0\nfor i in range({n_calls}):\n    total += lookup(i % 1000)\ntotal",
-             env=lambda: {"lookup": _lookup}, tools=("lookup",)),
+             env=lambda: {"lookup": lookup}, tools=("lookup",)),
         Case("cold", "cold", "fresh process: import + first `x + 1`, minus bare `python -c pass`",
              "< 50 ms", "x + 1", env=lambda: {"x": 41}, max_seconds=0.050),
         Case("limits-cost", "limits", "the loop case, limits on vs effectively off (overhead %)",

@@ -25,7 +25,8 @@ def profile_case(name: str, top: int, sort: str, repeat: int, quick: bool) -> st
     if case is None:
         return f"## {name}: unknown case\n"
     try:
-        run = SafeEvalContender().prepare(case)
+        # Limits effectively off: cProfile slows everything several times, past the 2 s default.
+        run = SafeEvalContender().prepare(case, limits=False)
         run(0)
     except Unsupported as exc:
         return f"## {name}: {exc}\n"

@@ -41,7 +41,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--memory", action=argparse.BooleanOptionalAction, default=None,
                    help="measure peak RSS per case (default: on, off with --quick)")
     p.add_argument("--max-wait", type=float, default=None,
-                   help="seconds to wait for a quiet machine before each case (default 30, quick 0)")
+                   help="total seconds the run may spend waiting for a quiet machine, at most 10 s "
+                        "before any one case (default 60, quick 0)")
     return p.parse_args(argv)
 
 
@@ -72,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     rounds = args.rounds or (1 if quick else 5)
     settings = Settings(rounds=rounds, target=0.002 if quick else 0.05, budget=1.0 if quick else 6.0,
                         quick=quick)
-    max_wait = args.max_wait if args.max_wait is not None else (0.0 if quick else 30.0)
+    wait_left = args.max_wait if args.max_wait is not None else (0.0 if quick else 60.0)
     cases = select(make_cases(quick), args.cases)
     contenders = all_contenders()
     if args.contenders:
@@ -87,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     loads: dict[str, float] = {}
     try:
         for case in cases:
-            loads[case.name], _ = wait_for_quiet(max_wait)
+            loads[case.name], waited = wait_for_quiet(min(wait_left, 10.0))
+            wait_left = max(0.0, wait_left - waited)
             print(f"[{time.monotonic() - started:6.1f}s] {case.name} (load {loads[case.name]:.2f})",
                   file=sys.stderr, flush=True)
             if case.kind == "cold":
@@ -108,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
 
     when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     header = (f"safe-eval benchmarks, {when}, on {machine()}; {rounds} interleaved round(s) per case, "
-              f"load average {load_start:.2f} at start, run took {elapsed:.0f} s"
+              f"load average {load_start:.2f} at start, up to {max(loads.values(), default=load_start):.2f} "
+              f"before a case, run took {elapsed:.0f} s"
               + (" (--quick sizes: not comparable)" if quick else ""))
     table = report.timing_table(cases, results, names, rounds)
     out = [header, "", "Median time per evaluation · median of per-round ratios to CPython.", "", table]
