@@ -155,8 +155,8 @@ _pow = _binop(ast.Pow)
 
 def g_sum(iterable: Iterable[Any], /, start: Any = 0) -> Any:
     items = prepare(iterable)
-    if type(start) in _NUMBERS:
-        return builtins.sum(items, start)
+    if type(start) in _NUMBERS or isinstance(start, str | bytes | bytearray):
+        return builtins.sum(items, start)  # str/bytes start: CPython's own TypeError
     # Non-numeric start (lists, tuples): each step is a concatenation that can grow
     # quadratically inside one C call; do it step by step with the size check.
     acc = start
