@@ -197,3 +197,35 @@ def test_endless_generator_hits_the_op_limit() -> None:
     code = "def g():\n    while True:\n        yield 1\nsum(g())"
     with pytest.raises(LimitExceeded):
         safe_eval(code, limits={"ops": 50_000, "time": 5})
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "yield 1",
+        "x = yield from [1]",
+        "await g",
+        "class A:\n    v = yield 1",
+        "[(yield v) for v in range(3)]",
+        "def f():\n    await g",
+        "async def f():\n    return lambda: await g",
+    ],
+)
+def test_misplaced_yield_and_await_are_syntax_errors(code: str) -> None:
+    with pytest.raises(PolicyViolation) as info:
+        safe_eval(code, {"g": 1})
+    assert info.value.diagnostics[0].name == "syntax-error"
+
+
+def test_guest_code_inside_a_host_greenlet_never_switches_to_it() -> None:
+    from greenlet import greenlet
+
+    from safe_eval.interpreter.generators import yield_value
+
+    def host_task() -> object:
+        value = safe_eval("def g():\n    yield 1\n    yield 2\nlist(g())")
+        with pytest.raises(RuntimeError):
+            yield_value("escape")  # a suspension outside a guest greenlet is refused
+        return value
+
+    assert greenlet(host_task).switch() == [1, 2]

@@ -11,6 +11,7 @@ turn), a ``_Sleep`` (wake me later) or a ``Task`` (wake me when it is done).
 from __future__ import annotations
 
 import heapq
+import threading
 from collections import deque
 from collections.abc import Generator
 from typing import Any
@@ -31,7 +32,14 @@ __all__ = [
 TimeoutError = TimeoutError
 
 _SEND, _THROW = 0, 1
-_loops: list[_Loop] = []
+
+
+class _Running(threading.local):
+    def __init__(self) -> None:
+        self.loops: list[_Loop] = []
+
+
+_running_loops = _Running()
 
 
 @mark
@@ -199,9 +207,10 @@ _TIMED_OUT: Any = object()
 
 
 def _running() -> _Loop:
-    if not _loops:
+    loops = _running_loops.loops
+    if not loops:
         raise RuntimeError("no running event loop")
-    return _loops[-1]
+    return loops[-1]
 
 
 def _ensure_task(aw: Any, loop: _Loop) -> Task:
@@ -218,18 +227,19 @@ def _ensure_task(aw: Any, loop: _Loop) -> Task:
 
 # -- the asyncio API -----------------------------------------------------------------------
 def run(main: Any, *, debug: bool | None = None) -> Any:
-    if _loops:
+    loops = _running_loops.loops
+    if loops:
         raise RuntimeError("asyncio.run() cannot be called from a running event loop")
     if not isinstance(main, GuestCoroutine):
         raise ValueError(f"a coroutine was expected, got {main!r}")
     loop = _Loop()
-    _loops.append(loop)
+    loops.append(loop)
     try:
         task = Task(main, loop)
         loop.run(task)
         return task.result()
     finally:
-        _loops.pop()
+        loops.pop()
         loop.close()
 
 

@@ -9,7 +9,8 @@ from collections.abc import Callable
 from typing import Any
 
 from safe_eval import membrane
-from safe_eval.errors import InternalError
+from safe_eval.diagnostics import Diagnostic
+from safe_eval.errors import InternalError, PolicyViolation
 from safe_eval.interpreter import generators
 from safe_eval.interpreter.builtins_extra import BUILTINS, super_attr
 from safe_eval.interpreter.compile_base import CompilerBase
@@ -413,15 +414,34 @@ class ExprCompiler(CompilerBase):
         return formatted
 
     # -- generators and coroutines ---------------------------------------------------------
+    def _require_function(self, node: ast.expr, what: str, async_only: bool = False) -> None:
+        """``yield``/``await`` where CPython's compiler refuses them (``ast.parse`` accepts them)."""
+        s = self.scope
+        if not async_only:
+            ok, where = s.kind == "function" and not s.is_comprehension, "function"
+        else:
+            while s.is_comprehension and s.parent is not None:
+                s = s.parent
+            ok = s.kind == "function" and isinstance(s.node, ast.AsyncFunctionDef)
+            where = "async function" if s.kind == "function" else "function"
+        if not ok:
+            raise PolicyViolation([Diagnostic(
+                "P001", "syntax-error", f"'{what}' outside {where}", node.lineno, node.col_offset + 1,
+                node.end_lineno or node.lineno, (node.end_col_offset or node.col_offset) + 1, "parse",
+            )], "\n".join(self.lines))
+
     def e_Yield(self, node: ast.Yield) -> Ev:
+        self._require_function(node, "yield")
         value = self.expr(node.value) if node.value else None
         switch = generators.yield_async if self.scope.is_async else generators.yield_value
         return lambda f: switch(value(f) if value else None)
 
     def e_YieldFrom(self, node: ast.YieldFrom) -> Ev:
+        self._require_function(node, "yield")
         value = self.expr(node.value)
         return lambda f: generators.yield_from(value(f))
 
     def e_Await(self, node: ast.Await) -> Ev:
+        self._require_function(node, "await", async_only=True)
         value = self.expr(node.value)
         return lambda f: generators.await_value(value(f))

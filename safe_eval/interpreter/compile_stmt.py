@@ -485,7 +485,8 @@ class StmtCompiler(CompilerBase):
             return r2 if r2 is not None else r
         return try_finally
 
-    s_TryStar = s_Try
+    def s_TryStar(self, node: ast.TryStar) -> St:
+        raise InternalError("'except*' is not supported")
 
     def _handler(self, h: ast.ExceptHandler) -> tuple[Any, Callable[[Frame, BaseException], Any]]:
         match = self.expr(h.type) if h.type is not None else None

@@ -38,12 +38,26 @@ class _AsyncYield:
         self.value = value
 
 
+class _GuestGreenlet(greenlet):  # type: ignore[misc]
+    """The greenlets guest bodies run on: a suspension may only ever switch out of one of
+    these (never out of a host greenlet, e.g. a gevent hub the host runs us in)."""
+
+    __slots__ = ()
+
+
+def _suspend(v: Any) -> Any:
+    g = getcurrent()
+    if type(g) is not _GuestGreenlet:
+        raise RuntimeError("yield or await outside a guest generator or coroutine")
+    return g.parent.switch(v)
+
+
 def yield_value(v: Any) -> Any:
-    return getcurrent().parent.switch(v)
+    return _suspend(v)
 
 
 def yield_async(v: Any) -> Any:
-    return getcurrent().parent.switch(_AsyncYield(v))
+    return _suspend(_AsyncYield(v))
 
 
 def _body_runner(body: Callable[[Frame], Any], frame: Frame, info: CodeInfo, is_async: bool) -> Any:
@@ -70,7 +84,7 @@ class _Resumable:
     __slots__ = ("_g", "_frame", "_info", "_started", "_done", "_running", "_policy", "__weakref__")
 
     def __init__(self, body: Callable[[Frame], Any], frame: Frame, info: CodeInfo, is_async: bool) -> None:
-        self._g = greenlet(_body_runner(body, frame, info, is_async))
+        self._g = _GuestGreenlet(_body_runner(body, frame, info, is_async))
         self._frame = frame
         self._info = info
         self._started = False
@@ -303,7 +317,7 @@ def _delegate(it: Any) -> Any:
         return s.value
     while True:
         try:
-            v = getcurrent().parent.switch(y)
+            v = _suspend(y)
         except (GreenletExit, SafeEvalError):
             raise
         except GeneratorExit:

@@ -225,7 +225,9 @@ class _Collector(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Await(self, node: ast.Await) -> None:
-        self.scope.is_async = True
+        # an await makes a comprehension asynchronous; a function is async only by ``async def``
+        if self.scope.is_comprehension:
+            self.scope.is_async = True
         self.generic_visit(node)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
