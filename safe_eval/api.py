@@ -23,6 +23,7 @@ from safe_eval import membrane
 from safe_eval.context import RunContext
 from safe_eval.errors import GuestError
 from safe_eval.interpreter.compiler import CompiledModule, compile_module
+from safe_eval.interpreter.namespace import NamespaceRegistry
 from safe_eval.interpreter.session import run_guarded
 from safe_eval.limits.budget import Budget
 from safe_eval.limits.model import Limits
@@ -65,6 +66,8 @@ class Evaluator:
         self.audit = audit
         self.cache_size = cache_size
         self._cache: OrderedDict[Any, CompiledModule] = OrderedDict()
+        # guest namespaces of recent env dicts (a REPL loop reuses one: see namespace.py)
+        self._spaces = NamespaceRegistry()
 
     # -- compiling -------------------------------------------------------------------------
     def compile(self, code: Any, env_names: frozenset[str] = frozenset()) -> CompiledModule:
@@ -99,8 +102,13 @@ class Evaluator:
 
     def _run(self, code: Any, env: Mapping[str, Any] | None,
              limits: LimitsLike) -> tuple[Any, Budget, float, dict[str, Any]]:
-        entered, g = self._enter(env)
-        compiled = self.compile(code, frozenset(entered) if entered else frozenset())
+        if env is not None and not isinstance(env, Mapping):
+            raise TypeError(f"env must be a dict (or a mapping), not {type(env).__name__}")
+        ns = self._spaces.for_env(env)
+        policy, enter = self.policy, membrane.enter_value
+        ns.sync_in(lambda v: enter(v, policy))
+        g = ns.g
+        compiled = self.compile(code, ns.names())
         lim = self.limits if limits is None else _merge(self.limits, limits)
         budget = Budget(lim, echo=self.echo)
         ctx = RunContext(budget, self.policy, self.audit, self.run_nested, self.filename)
@@ -108,23 +116,8 @@ class Evaluator:
         try:
             value = run_guarded(ctx, compiled.run, g, budget)
         finally:
-            if isinstance(env, dict):
-                _write_back(env, entered, g)
-        return value, budget, time.perf_counter() - start, g
-
-    def _enter(self, env: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any]]:
-        if env is None:
-            return {}, {}
-        if not isinstance(env, Mapping):
-            raise TypeError(f"env must be a dict (or a mapping), not {type(env).__name__}")
-        policy = self.policy
-        enter = membrane.enter_value
-        entered: dict[str, Any] = {}
-        for k, v in env.items():
-            if not isinstance(k, str):
-                raise TypeError(f"env keys must be str, not {type(k).__name__}")
-            entered[k] = enter(v, policy)
-        return entered, dict(entered)
+            ns.sync_out()
+        return value, budget, time.perf_counter() - start, dict(g) if env is None else g
 
     def run_nested(self, source: Any, mode: str = "exec", globals: dict[str, Any] | None = None) -> Any:
         """Guest ``eval``/``exec`` of a string: the whole pipeline, the running budget."""
@@ -151,15 +144,6 @@ def _merge(base: Limits, override: LimitsLike) -> Limits:
     if isinstance(override, Mapping):
         return base.merged(dict(override))
     raise TypeError(f"limits must be a Limits or a dict, not {type(override).__name__}")
-
-
-def _write_back(env: dict[str, Any], entered: dict[str, Any], g: dict[str, Any]) -> None:
-    for k, v in g.items():
-        if k not in entered or entered[k] is not v:
-            env[k] = v
-    for k in entered:
-        if k not in g:
-            env.pop(k, None)
 
 
 _EVALUATORS: dict[Any, Evaluator] = {}

@@ -163,3 +163,28 @@ def test_nested_eval_and_exec_builtins_share_the_budget() -> None:
     assert safe_eval("eval('1 + 2')") == 3
     with pytest.raises(se.LimitExceeded):
         safe_eval("exec('while True: pass')", limits={"ops": 5_000})
+
+
+def test_repl_functions_see_later_bindings() -> None:
+    env: dict[str, object] = {}
+    safe_eval("def b():\n    return 1\nLIMIT = 10", env)
+    safe_eval("def a():\n    return b() + LIMIT", env)
+    assert safe_eval("a()", env) == 11
+    safe_eval("def b():\n    return 2", env)  # a() sees the rebinding, as with exec(code, env)
+    safe_eval("LIMIT = 20", env)
+    assert safe_eval("a()", env) == 22
+
+
+def test_repl_sees_changes_the_host_makes_between_calls() -> None:
+    env: dict[str, object] = {"k": 1}
+    safe_eval("def get():\n    return k", env)
+    env["k"] = 5
+    assert safe_eval("get()", env) == 5
+    del env["k"]
+    with pytest.raises(GuestError):
+        safe_eval("get()", env)
+
+
+def test_safe_exec_without_env_returns_a_fresh_namespace() -> None:
+    assert safe_exec("a = 1") == {"a": 1}
+    assert safe_exec("b = 2") == {"b": 2}
