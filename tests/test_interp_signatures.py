@@ -135,3 +135,10 @@ def test_safe_callable_calls_are_limited() -> None:
     fn = safe_callable("def f():\n    while True:\n        pass", limits={"time": 0.2})
     with pytest.raises(LimitExceeded):
         fn()
+
+
+def test_annotations_are_recorded_as_text_in_order() -> None:
+    ns = safe_exec("class P:\n    b: int = 0\n    a: 'list[str]'\n    c: dict\n"
+                   "def f(x: 'int', y: list[int] = []) -> dict: pass")
+    assert list(ns["P"].__annotations__.items()) == [("b", "int"), ("a", "list[str]"), ("c", "dict")]
+    assert ns["f"].__annotations__ == {"x": "int", "y": "list[int]", "return": "dict"}

@@ -29,6 +29,7 @@ class CompilerBase:
         filename: str
         lines: tuple[str, ...]
         qualname: list[str]
+        annotations: dict[int, dict[str, ast.expr]]
 
         def expr(self, node: ast.expr) -> Ev: ...
         def operand(self, node: ast.expr) -> Operand: ...

@@ -210,9 +210,9 @@ class StmtCompiler(CompilerBase):
         target = node.target
         if self.scope.kind == "class" and isinstance(target, ast.Name) and node.simple:
             name = target.id
-            ann = node.annotation
-            is_text = isinstance(ann, ast.Constant) and isinstance(ann.value, str)
-            text = ann.value if is_text else ast.unparse(ann)  # type: ignore[attr-defined]
+            # the original annotation scrub kept aside (the tree holds an inert marker)
+            original = self.annotations.get(id(self.scope.node), {}).get(name, node.annotation)
+            text = annotation_text(original)
             value = self.expr(node.value) if node.value is not None else None
             store = self.store(target)
 
@@ -722,6 +722,13 @@ _SELF_NOTING = frozenset({ast.Expr, ast.Return, ast.Assign, ast.If, ast.While, a
 
 def _pos(node: ast.stmt) -> tuple[int, int]:
     return (node.lineno, node.col_offset)
+
+
+def annotation_text(ann: ast.expr) -> str:
+    """An annotation as CPython stores it under ``from __future__ import annotations``."""
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        return ann.value
+    return ast.unparse(ann)
 
 
 def _matches(ex: BaseException, cls: Any) -> bool:

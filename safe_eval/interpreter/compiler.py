@@ -18,7 +18,7 @@ from safe_eval.context import current_context
 from safe_eval.interpreter import classes, generators, tracebacks
 from safe_eval.interpreter.compile_expr import ExprCompiler
 from safe_eval.interpreter.compile_match import MatchCompiler
-from safe_eval.interpreter.compile_stmt import StmtCompiler
+from safe_eval.interpreter.compile_stmt import StmtCompiler, annotation_text
 from safe_eval.interpreter.functions import FuncCode, Function, Origin
 from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
 from safe_eval.interpreter.scopes import FIRST_SLOT, Scope, analyse_scopes
@@ -166,7 +166,7 @@ class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
         out: dict[str, str] = {}
         for k, v in anns.items():
             try:
-                out[k] = ast.unparse(v)
+                out[k] = annotation_text(v)
             except Exception:  # an odd node: the annotation is documentation only
                 continue
         return out
