@@ -319,6 +319,8 @@ class ExprCompiler(CompilerBase):
             args = [self.expr(a) for a in node.args]
             if len(args) == 0:
                 return lambda f: call_value(f[1], fn(f), ())
+            if len(args) == 1 and self._global_callee(node.func):
+                return self._call1_global(node.func.id, args[0])  # type: ignore[attr-defined]
             if len(args) == 1:
                 a0 = args[0]
 
@@ -358,6 +360,25 @@ class ExprCompiler(CompilerBase):
                     kwargs[name] = v(f)
             return call_value(f[1], func, args, kwargs)
         return call
+
+    def _global_callee(self, func: ast.expr) -> bool:
+        return (isinstance(func, ast.Name) and self.scope.kind != "class"
+                and self.scope.kind_of(func.id) in (GLOBAL, NAME))
+
+    def _call1_global(self, name: str, a0: Ev) -> Ev:
+        """``name(arg)`` with a global callee (``f(n - 1)``, ``len(xs)``): the lookup inline."""
+        bi = BUILTINS
+
+        def call1_global(f: Frame) -> Any:
+            func = f[0].get(name, _MISSING)
+            if func is _MISSING:
+                func = bi.get(name, _MISSING)
+                if func is _MISSING:
+                    raise NameError(f"name '{name}' is not defined")
+            if type(func) is Function:
+                return func.run(func, f[1], (a0(f),))
+            return call_value(f[1], func, (a0(f),))
+        return call1_global
 
     def _zero_arg_super(self, node: ast.Call) -> Ev:
         load = self.load_name("super")
