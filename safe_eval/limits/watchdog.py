@@ -1,0 +1,127 @@
+"""The watchdog: the backstop that ends an evaluation stuck in host Python code.
+
+The budget is checked from the interpreter's own ticks, and the guards price single C calls
+before they run. What neither sees is a long stretch of *host Python* code called by the guest
+(``statistics.mean(range(10**9))``, Fraction arithmetic on huge numbers, a deep ``copy``):
+no guest tick happens until it returns. The watchdog is one daemon thread for the whole
+process that wakes every ``PERIOD`` seconds, and for every running evaluation whose deadline
+passed more than ``GRACE`` ago (or whose memory growth passed its limit), raises an
+asynchronous ``TimeLimit``/``MemoryLimit`` in the evaluating thread
+(``PyThreadState_SetAsyncExc``). CPython delivers it at the next bytecode boundary, so any
+Python-level host loop stops; a single C call still runs to its end, which is why the guards
+exist. It fires again every period until the evaluation ends, so a host library's
+``except Exception`` cannot swallow it for good.
+
+An asynchronous exception must never hit the host after the evaluation has returned: ``watch``
+is a context manager whose exit, under the same lock the watchdog fires under, clears any
+exception still pending for the thread.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+from safe_eval.errors import MemoryLimit, TimeLimit
+from safe_eval.limits.memory import rss
+
+if TYPE_CHECKING:
+    from safe_eval.limits.budget import Budget
+
+__all__ = ["GRACE", "PERIOD", "WatchdogMemoryLimit", "WatchdogTimeLimit", "watch"]
+
+PERIOD = 0.05
+# The budget's own tick raises a precise TimeLimit first whenever guest code runs; the watchdog
+# only steps in when the thread has been in host code for this long past the deadline.
+GRACE = 0.1
+
+
+class WatchdogTimeLimit(TimeLimit):
+    """Raised asynchronously (by class, without arguments) by the watchdog."""
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__("time limit exceeded in host code called by the guest")
+
+
+class WatchdogMemoryLimit(MemoryLimit):
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__("memory limit exceeded in host code called by the guest")
+
+
+_set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+_set_async_exc.argtypes = (ctypes.c_ulong, ctypes.py_object)
+_set_async_exc.restype = ctypes.c_int
+
+
+def _raise_in(thread_id: int, exc_type: type[BaseException] | None) -> None:
+    """Schedule ``exc_type`` in the thread, or (None) clear whatever is still pending there:
+    an empty ``py_object()`` is the NULL the C API takes for "clear"."""
+    _set_async_exc(thread_id, ctypes.py_object() if exc_type is None else exc_type)
+
+
+class _Watch:
+    __slots__ = ("budget", "thread_id", "fired")
+
+    def __init__(self, budget: Budget, thread_id: int) -> None:
+        self.budget = budget
+        self.thread_id = thread_id
+        self.fired = False
+
+
+_lock = threading.Lock()
+_active: dict[int, _Watch] = {}
+_thread: threading.Thread | None = None
+
+
+def _loop() -> None:
+    while True:
+        time.sleep(PERIOD)
+        with _lock:
+            if not _active:
+                continue
+            now = time.monotonic()
+            used = None
+            for w in list(_active.values()):
+                limits = w.budget.limits
+                if now > w.budget.deadline + GRACE:
+                    _raise_in(w.thread_id, WatchdogTimeLimit)
+                    w.fired = True
+                    continue
+                mem_base = getattr(w.budget, "mem_base", 0)
+                if mem_base:
+                    used = rss() if used is None else used
+                    if used and used - mem_base > limits.memory:
+                        _raise_in(w.thread_id, WatchdogMemoryLimit)
+                        w.fired = True
+
+
+def _ensure_thread() -> None:
+    global _thread
+    if _thread is None or not _thread.is_alive():
+        _thread = threading.Thread(target=_loop, name="safe-eval-watchdog", daemon=True)
+        _thread.start()
+
+
+@contextmanager
+def watch(budget: Budget) -> Iterator[None]:
+    """Watch ``budget``'s evaluation running on this thread for as long as the block runs.
+    Nested evaluations on the same thread keep the outermost watch."""
+    tid = threading.get_ident()
+    if tid in _active:
+        yield
+        return
+    w = _Watch(budget, tid)
+    with _lock:
+        _active[tid] = w
+        _ensure_thread()
+    try:
+        yield
+    finally:
+        with _lock:
+            del _active[tid]
+            if w.fired:
+                _raise_in(tid, None)
