@@ -19,6 +19,7 @@ from safe_eval.interpreter.runtime import UNBOUND, Frame
 from safe_eval.interpreter.scopes import CELL, CLASSDEREF, FAST, GLOBAL, NAME
 from safe_eval.interpreter.specialize import CONST as CONST_OPERAND
 from safe_eval.interpreter.specialize import EXPR, LOCAL, PARAM, Operand, binop_closure, compare_closure
+from safe_eval.limits.guards import GUARDED_CONSTRUCTORS
 from safe_eval.limits.operators import guarded_binop, guarded_contains
 
 __all__ = ["ExprCompiler"]
@@ -74,6 +75,9 @@ def call_value(b: Any, fn: Any, args: Any, kwargs: dict[str, Any] | None = None)
     b.fuel -= 1
     if b.fuel < 0:
         b.refuel()
+    if t is type:
+        # builtin types stay real types for the guest; calling one allocates: guarded
+        fn = GUARDED_CONSTRUCTORS.get(fn, fn)
     if kwargs:
         return fn(*args, **kwargs)
     return fn(*args)

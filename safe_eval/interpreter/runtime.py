@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from safe_eval.interpreter.marks import mark
+from safe_eval.limits.guards import HOST_RECURSION_CAP
 
 __all__ = ["BREAK", "CONTINUE", "RETURN", "UNBOUND", "Cell", "Frame", "G", "B", "RET", "NS", "Signal"]
 
@@ -67,7 +68,9 @@ def raise_host_recursion_limit(max_depth: int) -> int:
     nesting); 60 per guest frame is generous, so the guest recursion limit always trips first.
     """
     old = sys.getrecursionlimit()
-    want = 60 * max_depth + 1000
+    # never above the cap where CPython's own C recursion (repr/== of deep data) still fails
+    # cleanly instead of overflowing the C stack
+    want = min(60 * max_depth + 1000, HOST_RECURSION_CAP)
     if want > old:
         sys.setrecursionlimit(want)
     return old
