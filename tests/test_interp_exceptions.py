@@ -204,3 +204,11 @@ def test_internal_errors_are_typed() -> None:
     tree.body[0] = Unknown(lineno=1, col_offset=0)
     with pytest.raises(InternalError):
         compile_module(tree, "x = 1", "<t>")
+
+
+def test_guest_error_exception_has_no_host_traceback() -> None:
+    with pytest.raises(GuestError) as info:
+        safe_eval("def f():\n    return [][1]\nf()")
+    exc = info.value.exception
+    assert isinstance(exc, IndexError)
+    assert exc.__traceback__ is None

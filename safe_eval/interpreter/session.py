@@ -71,8 +71,10 @@ def to_api_error(e: BaseException) -> BaseException:
         message = _message(e)
     except SafeEvalError as limit:
         return limit
-    err = GuestError(type(e).__name__, message, frames, e)
-    return err
+    # the host gets the exception object without host tracebacks or host objects in it
+    from safe_eval.interpreter.compile_stmt import enter_guest
+
+    return GuestError(type(e).__name__, message, frames, enter_guest(e))
 
 
 def call_fresh(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
