@@ -20,7 +20,7 @@ LIMITS: dict[str, Any] = {
     "max_recursion_depth": 200,
     "max_suspensions": 1_000_000,
 }
-NO_LIMITS: dict[str, Any] = {"max_recursion_depth": 100_000, "max_suspensions": 1_000_000}
+NO_LIMITS: dict[str, Any] = {"max_recursion_depth": 200, "max_suspensions": 1_000_000}
 
 
 class MontyContender:
