@@ -15,7 +15,8 @@ from benchmarks.contenders.base import Runner, Unsupported
 
 class AstevalContender:
     name = "asteval"
-    config = "Interpreter() defaults: imports off, max_statement_length 50 000; no time/memory limits"
+    config = ("Interpreter() defaults: imports off (its only choices are none or any), "
+              "max_statement_length 50 000; no time/memory limits, no classes")
     has_limits = False
     cold = (
         "from asteval import Interpreter\n"

@@ -25,7 +25,8 @@ NO_LIMITS: dict[str, Any] = {"max_recursion_depth": 200, "max_suspensions": 1_00
 
 class MontyContender:
     name = "Monty"
-    config = "Monty(max_processes=1) pool, one session; limits 2 s/feed, 256 MiB, recursion 200"
+    config = ("a warm Monty pool, one REPL session per case; limits 2 s/feed, 256 MiB, recursion 200; "
+              "imports: Monty's own stdlib subset (it has no allowlist)")
     has_limits = True
     cold = (
         "import pydantic_monty\n"

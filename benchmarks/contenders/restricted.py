@@ -14,7 +14,7 @@ import operator
 import warnings
 from typing import Any
 
-from benchmarks.cases import Case
+from benchmarks.cases import IMPORTS, Case
 from benchmarks.contenders.base import Runner, Unsupported, split_last_expression
 
 # The in-place operators RestrictedPython leaves to the integrator (``_inplacevar_``), as Zope's
@@ -30,10 +30,18 @@ def _inplacevar(op: str, x: Any, y: Any) -> Any:
     return _INPLACE[op](x, y)
 
 
+def _guarded_import(name: str, globals: Any = None, locals: Any = None, fromlist: Any = (),
+                    level: int = 0) -> Any:
+    """The shared import allowlist, as the ``__import__`` RestrictedPython leaves to the host."""
+    if level != 0 or name.split(".")[0] not in IMPORTS:
+        raise ImportError(f"import of {name!r} is not allowed")
+    return __import__(name, globals, locals, fromlist, level)
+
+
 class RestrictedPythonContender:
     name = "RestrictedPython"
     config = ("compile_restricted each run; safe_builtins + utility_builtins, safer_getattr, "
-              "full_write_guard, guarded unpacking; no limits")
+              "full_write_guard, guarded unpacking, `__import__` limited to IMPORTS; no limits")
     has_limits = False
     cold = (
         "from RestrictedPython import compile_restricted, safe_globals\n"
@@ -64,7 +72,7 @@ class RestrictedPythonContender:
             from RestrictedPython.Utilities import utility_builtins
 
             self._globals = {
-                "__builtins__": {**safe_builtins, **utility_builtins},
+                "__builtins__": {**safe_builtins, **utility_builtins, "__import__": _guarded_import},
                 "__name__": "restricted_module",
                 "__metaclass__": type,
                 "_getattr_": safer_getattr,
