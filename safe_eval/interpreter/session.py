@@ -8,6 +8,7 @@ when no evaluation is active (``Function.__call__``).
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -20,7 +21,10 @@ from safe_eval.errors import GuestError, InternalError, MemoryLimit, RecursionLi
 from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.compile_stmt import guest_raised
 from safe_eval.interpreter.runtime import raise_host_recursion_limit
+from safe_eval.limits import watchdog
 from safe_eval.limits.budget import Budget
+from safe_eval.limits.stack import BIG_STACK_THREAD, call_with_stack, stack_for
+from safe_eval.limits.stackguard import ensure_main_thread_stack, needs_big_stack_thread
 
 __all__ = ["call_fresh", "run_guarded", "to_api_error"]
 
@@ -28,8 +32,28 @@ __all__ = ["call_fresh", "run_guarded", "to_api_error"]
 def run_guarded(
     ctx: RunContext, fn: Callable[..., Any], *args: Any
 ) -> Any:
-    """Run ``fn(*args)`` with ``ctx`` active; raise only SafeEvalError subclasses."""
+    """Run ``fn(*args)`` with ``ctx`` active; raise only SafeEvalError subclasses.
+
+    The outermost run on a thread is also watched (``watchdog``: host Python code called by the
+    guest is interrupted past the deadline or the memory limit) and gets a C stack big enough
+    for any nesting the memory limit allows (``stackguard``): grown in place on the main
+    thread, a fresh big-stack thread elsewhere.
+    """
     stack = context._stack()  # the per-thread stack behind activate(): pushed inline for speed
+    if stack:
+        return _run(stack, ctx, fn, args)
+    stack_bytes = stack_for(ctx.budget.limits.memory)
+    if needs_big_stack_thread() and threading.current_thread().name != BIG_STACK_THREAD:
+        return call_with_stack(run_guarded, ctx, fn, *args, stack_bytes=stack_bytes)
+    ensure_main_thread_stack(stack_bytes)
+    w = watchdog.start(ctx.budget)
+    try:
+        return _run(stack, ctx, fn, args)
+    finally:
+        watchdog.stop(w)
+
+
+def _run(stack: list[RunContext], ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     stack.append(ctx)
     old = raise_host_recursion_limit(ctx.budget.max_depth)
     try:

@@ -89,7 +89,9 @@ class Budget:
         self.out_size = 0
         self.echo = echo
         self.exhausted: LimitExceeded | None = None
-        self.mem_base = rss()
+        # the RSS baseline is sampled lazily, at the first slow check: reading it costs a
+        # system call, which would dominate a one-expression evaluation (-1: not sampled yet)
+        self.mem_base = -1
         self.mem_peak = 0  # largest RSS growth seen, bytes
 
     # -- operations and time ---------------------------------------------------------------
@@ -187,6 +189,9 @@ class Budget:
         return self._growth()
 
     def _growth(self) -> int:
+        if self.mem_base < 0:
+            self.mem_base = rss()
+            return 0
         grown = rss() - self.mem_base
         if grown > self.mem_peak:
             self.mem_peak = grown

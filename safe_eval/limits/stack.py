@@ -17,7 +17,10 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["MIN_STACK", "call_with_stack", "host_recursion_cap", "stack_for"]
+__all__ = ["BIG_STACK_THREAD", "MIN_STACK", "call_with_stack", "host_recursion_cap", "stack_for"]
+
+# the name of the threads call_with_stack starts: a run already on one needs no other
+BIG_STACK_THREAD = "safe-eval"
 
 T = TypeVar("T")
 
@@ -54,7 +57,7 @@ def call_with_stack(fn: Callable[..., T], *args: Any, stack_bytes: int = MIN_STA
     with _stack_lock:
         old = threading.stack_size(stack_bytes)
         try:
-            thread = threading.Thread(target=target, name="safe-eval", daemon=True)
+            thread = threading.Thread(target=target, name=BIG_STACK_THREAD, daemon=True)
             thread.start()
         finally:
             threading.stack_size(old)

@@ -17,15 +17,13 @@ fixed at their creation: evaluations started there run on a big-stack thread ins
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 try:
     import resource
 except ImportError:  # pragma: no cover - not on Linux/macOS
     resource = None  # type: ignore[assignment]
 
-__all__ = ["main_thread_stack", "needs_big_stack_thread"]
+__all__ = ["ensure_main_thread_stack", "needs_big_stack_thread"]
 
 _MAIN = threading.main_thread()
 
@@ -35,19 +33,21 @@ def needs_big_stack_thread() -> bool:
     return threading.current_thread() is not _MAIN
 
 
-@contextmanager
-def main_thread_stack(stack_bytes: int) -> Iterator[None]:
-    """Raise the soft stack limit to ``stack_bytes`` (capped by the hard limit) for the block."""
-    if resource is None:
-        yield
+_raised_to = 0
+
+
+def ensure_main_thread_stack(stack_bytes: int) -> None:
+    """Raise the soft stack limit to ``stack_bytes`` (capped by the hard limit) if it is lower.
+
+    The raise is kept for the life of the process rather than undone after each evaluation:
+    the two system calls would cost more than a one-expression evaluation, and a higher soft
+    limit only lets the main stack grow further (child processes inherit it).
+    """
+    global _raised_to
+    if stack_bytes <= _raised_to or resource is None:
         return
     soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
     want = stack_bytes if hard == resource.RLIM_INFINITY else min(stack_bytes, hard)
-    if soft == resource.RLIM_INFINITY or soft >= want:
-        yield
-        return
-    resource.setrlimit(resource.RLIMIT_STACK, (want, hard))
-    try:
-        yield
-    finally:
-        resource.setrlimit(resource.RLIMIT_STACK, (soft, hard))
+    if soft != resource.RLIM_INFINITY and soft < want:
+        resource.setrlimit(resource.RLIMIT_STACK, (want, hard))
+    _raised_to = stack_bytes

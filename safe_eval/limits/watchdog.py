@@ -32,7 +32,7 @@ from safe_eval.limits.memory import rss
 if TYPE_CHECKING:
     from safe_eval.limits.budget import Budget
 
-__all__ = ["GRACE", "PERIOD", "WatchdogMemoryLimit", "WatchdogTimeLimit", "watch"]
+__all__ = ["GRACE", "PERIOD", "WatchdogMemoryLimit", "WatchdogTimeLimit", "start", "stop", "watch"]
 
 PERIOD = 0.05
 # The budget's own tick raises a precise TimeLimit first whenever guest code runs; the watchdog
@@ -91,8 +91,8 @@ def _loop() -> None:
                     _raise_in(w.thread_id, WatchdogTimeLimit)
                     w.fired = True
                     continue
-                mem_base = getattr(w.budget, "mem_base", 0)
-                if mem_base:
+                mem_base = w.budget.mem_base
+                if mem_base > 0:
                     used = rss() if used is None else used
                     if used and used - mem_base > limits.memory:
                         _raise_in(w.thread_id, WatchdogMemoryLimit)
@@ -106,22 +106,36 @@ def _ensure_thread() -> None:
         _thread.start()
 
 
-@contextmanager
-def watch(budget: Budget) -> Iterator[None]:
-    """Watch ``budget``'s evaluation running on this thread for as long as the block runs.
-    Nested evaluations on the same thread keep the outermost watch."""
+def start(budget: Budget) -> _Watch | None:
+    """Watch ``budget``'s evaluation running on this thread until ``stop``; None when the
+    thread is already watched (a nested evaluation keeps the outermost watch)."""
     tid = threading.get_ident()
     if tid in _active:
-        yield
-        return
+        return None
     w = _Watch(budget, tid)
     with _lock:
         _active[tid] = w
-        _ensure_thread()
+        if _thread is None:
+            _ensure_thread()
+    return w
+
+
+def stop(w: _Watch | None) -> None:
+    """End a watch; under the lock the watchdog fires under, so nothing is raised after this
+    returns (an exception still pending for the thread is cleared)."""
+    if w is None:
+        return
+    with _lock:
+        del _active[w.thread_id]
+        if w.fired:
+            _raise_in(w.thread_id, None)
+
+
+@contextmanager
+def watch(budget: Budget) -> Iterator[None]:
+    """``start``/``stop`` as a context manager."""
+    w = start(budget)
     try:
         yield
     finally:
-        with _lock:
-            del _active[tid]
-            if w.fired:
-                _raise_in(tid, None)
+        stop(w)
