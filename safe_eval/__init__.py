@@ -1,7 +1,8 @@
 """safe-eval: run LLM-written Python safely, in process."""
 
+from typing import TYPE_CHECKING, Any
+
 from safe_eval.api import Evaluator, Result, safe_callable, safe_eval, safe_exec
-from safe_eval.checking import Report, check
 from safe_eval.errors import (
     GuestError,
     InternalError,
@@ -11,6 +12,9 @@ from safe_eval.errors import (
 )
 from safe_eval.limits import Limits
 from safe_eval.policy import Policy
+
+if TYPE_CHECKING:
+    from safe_eval.checking import Report, check
 
 __all__ = [
     "Evaluator",
@@ -28,3 +32,15 @@ __all__ = [
     "safe_eval",
     "safe_exec",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # ``check``/``Report`` are imported on first use: ``import safe_eval`` for an evaluation
+    # should not pay for the checking module and json (cold start budget)
+    if name in ("check", "Report"):
+        from safe_eval import checking
+
+        value = getattr(checking, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'safe_eval' has no attribute {name!r}")

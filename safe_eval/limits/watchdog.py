@@ -19,10 +19,9 @@ exception still pending for the thread.
 
 from __future__ import annotations
 
-import ctypes
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -52,15 +51,25 @@ class WatchdogMemoryLimit(MemoryLimit):
         super().__init__("memory limit exceeded in host code called by the guest")
 
 
-_set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
-_set_async_exc.argtypes = (ctypes.c_ulong, ctypes.py_object)
-_set_async_exc.restype = ctypes.c_int
+# Set by the watchdog thread before its first wake-up: importing ctypes costs about 2 ms, which
+# a one-expression evaluation in a fresh process should not pay on its own thread.
+_raise_in: Callable[[int, type[BaseException] | None], None]
 
 
-def _raise_in(thread_id: int, exc_type: type[BaseException] | None) -> None:
-    """Schedule ``exc_type`` in the thread, or (None) clear whatever is still pending there:
-    an empty ``py_object()`` is the NULL the C API takes for "clear"."""
-    _set_async_exc(thread_id, ctypes.py_object() if exc_type is None else exc_type)
+def _load_raise_in() -> None:
+    global _raise_in
+    import ctypes
+
+    set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+    set_async_exc.argtypes = (ctypes.c_ulong, ctypes.py_object)
+    set_async_exc.restype = ctypes.c_int
+
+    def raise_in(thread_id: int, exc_type: type[BaseException] | None) -> None:
+        """Schedule ``exc_type`` in the thread, or (None) clear whatever is still pending
+        there: an empty ``py_object()`` is the NULL the C API takes for "clear"."""
+        set_async_exc(thread_id, ctypes.py_object() if exc_type is None else exc_type)
+
+    _raise_in = raise_in
 
 
 class _Watch:
@@ -78,6 +87,7 @@ _thread: threading.Thread | None = None
 
 
 def _loop() -> None:
+    _load_raise_in()  # before any watch can fire (``stop`` clears only after a firing)
     while True:
         time.sleep(PERIOD)
         with _lock:

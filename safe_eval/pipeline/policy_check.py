@@ -19,7 +19,6 @@ only denials certain whatever their values are reported (the run-time check sees
 from __future__ import annotations
 
 import ast
-import difflib
 import functools
 import inspect
 import re
@@ -188,6 +187,8 @@ def _unknown_name(
     # difflib is slow: only compare names with the same initial and about the same length
     slack = max(2, len(name) // 3)
     pool = [c for c in [*tools, *sorted(builtins)] if c[:1] == name[:1] and abs(len(c) - len(name)) <= slack]
+    import difflib  # only on this path: it is not needed to run correct code
+
     close = difflib.get_close_matches(name, pool, n=1)
     hint = f"did you mean `{close[0]}`? " if close else ""
     hint += (

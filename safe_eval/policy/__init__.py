@@ -11,13 +11,31 @@ See ``dsl.py`` for the language, ``rules.py`` for how rules match, ``model.py`` 
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING, Any
 
-from safe_eval.policy.conditions import Condition, Equals, InRange, IsType, LenRange, Matches, OneOf
-from safe_eval.policy.dsl import parse_policy
 from safe_eval.policy.files import SHIPPED, load_policy, resolve_name_or_path, shipped_policy
 from safe_eval.policy.model import Decision, Policy, default_policy
 from safe_eval.policy.render import describe_policy, render_policy
 from safe_eval.policy.rules import Arg, ToolRule, allow, deny
+
+if TYPE_CHECKING:
+    from safe_eval.policy.conditions import Condition, Equals, InRange, IsType, LenRange, Matches, OneOf
+    from safe_eval.policy.dsl import Loader
+
+# The condition classes are loaded on first use (``from safe_eval.policy import IsType`` works
+# as before): importing them costs about 5 ms that an evaluation under a policy without
+# argument conditions never needs.
+_CONDITIONS = frozenset({"Condition", "Equals", "InRange", "IsType", "LenRange", "Matches", "OneOf"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _CONDITIONS:
+        from safe_eval.policy import conditions
+
+        value = getattr(conditions, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'safe_eval.policy' has no attribute {name!r}")
 
 __all__ = [
     "SHIPPED",
@@ -54,3 +72,15 @@ def resolve_policy(policy: object = None) -> Policy:
     if isinstance(policy, str | os.PathLike):
         return resolve_name_or_path(policy)
     raise TypeError(f"policy must be a Policy, a policy name or a path, not {type(policy).__name__}")
+
+
+def parse_policy(
+    text: str, filename: str = "<policy>", *, loader: Loader | None = None, chain: tuple[str, ...] = ()
+) -> Policy:
+    """The ``Policy`` written in ``text`` (see ``safe_eval.policy.dsl.parse_policy``).
+
+    A thin wrapper so that importing ``safe_eval.policy`` does not import the DSL and lark
+    (about 40 ms): most evaluations use the shipped default policy, which is pre-parsed."""
+    from safe_eval.policy.dsl import parse_policy as parse
+
+    return parse(text, filename, loader=loader, chain=chain)

@@ -10,31 +10,46 @@ from __future__ import annotations
 
 import functools
 import os
-from importlib import resources
 from pathlib import Path
 
 from safe_eval.errors import PolicyError
+from safe_eval.limits.model import Limits
+from safe_eval.policy._preparsed import PREPARSED
 from safe_eval.policy.model import Policy
 
 __all__ = ["SHIPPED", "load_policy", "load_reference", "shipped_policy", "shipped_text"]
 
 SHIPPED = ("default", "strict", "agent")
 _MAX_CHAIN = 16
+_POLICIES = Path(__file__).resolve().parent.parent / "policies"
 
 
 def shipped_text(name: str) -> str:
     """The text of a shipped policy."""
     if name not in SHIPPED:
         raise PolicyError(f"unknown shipped policy {name!r}; shipped policies: {', '.join(SHIPPED)}")
+    # the package directory when installed as files (a checkout, a wheel): importing
+    # importlib.resources costs about 8 ms of a cold start, so it is only the fallback
+    path = _POLICIES / f"{name}.policy"
+    if path.is_file():
+        return path.read_text(encoding="utf-8")
+    from importlib import resources
+
     return resources.files("safe_eval").joinpath("policies", f"{name}.policy").read_text(encoding="utf-8")
 
 
 @functools.cache
 def shipped_policy(name: str) -> Policy:
-    """A shipped policy by name, parsed once."""
+    """A shipped policy by name, parsed once (or read from ``_preparsed.py`` when that table
+    was generated from exactly this text: see ``preparse.py``)."""
+    text = shipped_text(name)
+    entry = PREPARSED.get(name)
+    if entry is not None and entry[0] == text:
+        _, policy_name, imports, limits = entry
+        return Policy(policy_name, frozenset(imports), Limits(**limits))
     from safe_eval.policy.dsl import parse_policy
 
-    return parse_policy(shipped_text(name), f"<shipped:{name}>", chain=(f"<shipped:{name}>",))
+    return parse_policy(text, f"<shipped:{name}>", chain=(f"<shipped:{name}>",))
 
 
 def load_policy(path: str | os.PathLike[str]) -> Policy:

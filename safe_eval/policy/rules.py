@@ -20,11 +20,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from safe_eval.errors import PolicyError
 from safe_eval.policy._text import quote
-from safe_eval.policy.conditions import Condition, IsType, Predicate, combine
+
+# conditions.py (six dataclasses, about 5 ms to import) is loaded when the first rule with
+# arguments is built: a policy without tool rules, the common case, never needs it.
+if TYPE_CHECKING:
+    from safe_eval.policy.conditions import Condition, Predicate
 
 __all__ = ["UNKNOWN", "Action", "Arg", "Decision", "ToolRule", "allow", "deny"]
 
@@ -70,6 +74,8 @@ class Arg:
     predicate: Predicate = field(repr=False, compare=False, hash=False)
 
     def __init__(self, name: str, *conditions: Condition) -> None:
+        from safe_eval.policy.conditions import Condition, IsType, combine
+
         if not isinstance(name, str) or not _IDENT.fullmatch(name):
             raise PolicyError(f"argument name must be an identifier, got {name!r}")
         for c in conditions:
@@ -85,6 +91,8 @@ class Arg:
         object.__setattr__(self, "predicate", combine(ordered))
 
     def render(self) -> str:
+        from safe_eval.policy.conditions import IsType
+
         parts = [self.name]
         for c in self.conditions:
             text = c.render()

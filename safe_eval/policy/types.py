@@ -12,15 +12,16 @@ import collections.abc as cabc
 import functools
 import typing
 from collections.abc import Callable
-from typing import Any
-
-from lark import Token, Tree
-from lark.exceptions import LarkError, UnexpectedInput
-from typeguard import CollectionCheckStrategy, TypeCheckError, check_type
+from typing import TYPE_CHECKING, Any
 
 from safe_eval.errors import PolicyError
-from safe_eval.policy._grammar import parser
 from safe_eval.policy._text import decode_number, decode_string, render_literal
+
+# lark and typeguard are imported where a type is parsed or checked, not here: together they
+# cost about 120 ms of import time (typeguard pulls in unittest.mock and asyncio), and the
+# common evaluation (the default policy, no type conditions) needs neither.
+if TYPE_CHECKING:
+    from lark import Token, Tree
 
 __all__ = ["TYPE_NAMES", "compile_type", "resolve_type", "type_from_tree"]
 
@@ -94,6 +95,7 @@ def _error(message: str, node: Tree[Token] | Token, filename: str) -> PolicyErro
 
 def type_from_tree(tree: Tree[Token], filename: str = "<policy>") -> tuple[str, Any]:
     """(canonical text, type object) of a ``type_expr`` tree; errors point at its tokens."""
+    from lark import Token, Tree
 
     def expr(node: Tree[Token]) -> tuple[str, Any]:
         parts = [atom(child) for child in node.children if isinstance(child, Tree)]
@@ -148,6 +150,8 @@ def type_from_tree(tree: Tree[Token], filename: str = "<policy>") -> tuple[str, 
 
 def literal_value(tree: Tree[Token]) -> Any:
     """The value of a ``literal`` tree."""
+    from lark import Token
+
     toks = [t for t in tree.children if isinstance(t, Token)]
     first = toks[0]
     if first.type == "STRING":
@@ -167,6 +171,10 @@ def literal_value(tree: Tree[Token]) -> Any:
 def resolve_type(text: str) -> tuple[str, Any]:
     """(canonical text, type object) of a type written as text; ``PolicyError`` if the text is
     not a type of the allowlist."""
+    from lark.exceptions import LarkError, UnexpectedInput
+
+    from safe_eval.policy._grammar import parser
+
     try:
         tree = parser().parse(text, start="type_expr")
     except UnexpectedInput as exc:
@@ -185,6 +193,8 @@ def compile_type(hint: Any) -> Callable[[Any], bool]:
     scalar = _SCALARS.get(hint)
     if scalar is not None:
         return lambda value: isinstance(value, scalar)
+
+    from typeguard import CollectionCheckStrategy, TypeCheckError, check_type
 
     def conforms(value: Any) -> bool:
         try:
