@@ -18,7 +18,15 @@ from safe_eval.interpreter.functions import Function
 from safe_eval.interpreter.runtime import UNBOUND, Frame
 from safe_eval.interpreter.scopes import CELL, CLASSDEREF, FAST, GLOBAL, NAME
 from safe_eval.interpreter.specialize import CONST as CONST_OPERAND
-from safe_eval.interpreter.specialize import EXPR, LOCAL, PARAM, Operand, binop_closure, compare_closure
+from safe_eval.interpreter.specialize import (
+    EXPR,
+    LOCAL,
+    PARAM,
+    Operand,
+    binop_closure,
+    call1_global_closure,
+    compare_closure,
+)
 from safe_eval.limits.guards import GUARDED_CONSTRUCTORS
 from safe_eval.limits.operators import guarded_binop, guarded_contains
 
@@ -320,18 +328,18 @@ class ExprCompiler(CompilerBase):
         fn = self.expr(node.func)
         simple = not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args)
         if simple:
+            if len(node.args) == 1 and self._global_callee(node.func):
+                return self._call1_global(node.func.id, node.args[0])  # type: ignore[attr-defined]
             args = [self.expr(a) for a in node.args]
             if len(args) == 0:
                 return lambda f: call_value(f[1], fn(f), ())
-            if len(args) == 1 and self._global_callee(node.func):
-                return self._call1_global(node.func.id, args[0])  # type: ignore[attr-defined]
             if len(args) == 1:
                 a0 = args[0]
 
                 def call1(f: Frame) -> Any:
                     func = fn(f)
                     if type(func) is Function:
-                        return func.run(func, f[1], (a0(f),))
+                        return func.run1(func, f[1], a0(f))
                     return call_value(f[1], func, (a0(f),))
                 return call1
             if len(args) == 2:
@@ -369,20 +377,19 @@ class ExprCompiler(CompilerBase):
         return (isinstance(func, ast.Name) and self.scope.kind != "class"
                 and self.scope.kind_of(func.id) in (GLOBAL, NAME))
 
-    def _call1_global(self, name: str, a0: Ev) -> Ev:
-        """``name(arg)`` with a global callee (``f(n - 1)``, ``len(xs)``): the lookup inline."""
-        bi = BUILTINS
-
-        def call1_global(f: Frame) -> Any:
-            func = f[0].get(name, _MISSING)
-            if func is _MISSING:
-                func = bi.get(name, _MISSING)
-                if func is _MISSING:
-                    raise NameError(f"name '{name}' is not defined")
-            if type(func) is Function:
-                return func.run(func, f[1], (a0(f),))
-            return call_value(f[1], func, (a0(f),))
-        return call1_global
+    def _call1_global(self, name: str, arg: ast.expr) -> Ev:
+        """``name(arg)`` with a global callee (``f(n - 1)``, ``len(xs)``): the lookup inline,
+        and the argument too when it is a simple operand or a binary operation of two."""
+        binop = None
+        if isinstance(arg, ast.BinOp):
+            t = type(arg.op)
+            guarded = guarded_binop(t, False)
+            fn = guarded if guarded is not None else _BINOPS[t]
+            binop = (t, fn, guarded is not None, self.operand(arg.right))
+            left = self.operand(arg.left)
+        else:
+            left = self.operand(arg)
+        return call1_global_closure(name, BUILTINS, _MISSING, Function, call_value, left, binop)
 
     def _zero_arg_super(self, node: ast.Call) -> Ev:
         load = self.load_name("super")

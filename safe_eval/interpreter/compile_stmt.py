@@ -17,7 +17,8 @@ from safe_eval.interpreter.compile_base import CompilerBase
 from safe_eval.interpreter.compile_expr import binop_fn, get_attr
 from safe_eval.interpreter.runtime import BREAK, CONTINUE, RETURN, UNBOUND, Frame
 from safe_eval.interpreter.scopes import CELL, FAST
-from safe_eval.interpreter.specialize import if_compare_closure
+from safe_eval.interpreter.specialize import BODY, PARAM, VALUE, Branch, if_compare_closure, if_return_closure
+from safe_eval.interpreter.specialize import CONST as CONST_OPERAND
 
 __all__ = ["StmtCompiler", "guest_raised", "enter_guest"]
 
@@ -101,6 +102,90 @@ class StmtCompiler(CompilerBase):
                     return r
             return None
         return run
+
+    # -- function bodies that return their value -------------------------------------------
+    def function_body(self, nodes: list[ast.stmt]) -> St:
+        """A plain function's body as a closure returning the function's value (None when it
+        falls off the end). A trailing ``return e`` is evaluated directly and a trailing
+        ``if c: return a`` + ``return b`` (or ``if/else`` returning on both sides) is one
+        closure, instead of statement closures passing the value through ``frame[RET]`` and
+        the RETURN signal; anything else runs as a block and reads ``frame[RET]``."""
+        *init, last = nodes
+        tail: St | None = None
+        if isinstance(last, ast.Return):
+            if init and _fusable_if(init[-1]):
+                tail = self._if_return(init.pop(), self._return_branch(last))  # type: ignore[arg-type]
+            else:
+                tail = self._branch_closure(self._return_branch(last))
+        elif _fusable_if(last, need_else=True):
+            tail = self._if_return(last, None)  # type: ignore[arg-type]
+        if tail is None:
+            block = self.block(nodes)
+
+            def body_value(f: Frame) -> Any:
+                block(f)
+                return f[2]
+            return body_value
+        if not init:
+            return tail
+        prefix, value = self.block(init), tail
+
+        def prefix_then_value(f: Frame) -> Any:
+            if prefix(f) is not None:  # only RETURN can leave a function's top-level block
+                return f[2]
+            return value(f)
+        return prefix_then_value
+
+    def _return_branch(self, node: ast.Return) -> Branch:
+        pos = _pos(node)
+        if node.value is None:
+            return Branch(CONST_OPERAND, None, pos)
+        op = self.operand(node.value)
+        if op.kind in (PARAM, CONST_OPERAND):
+            return Branch(op.kind, op.value, pos)
+        return Branch(VALUE, self.expr(node.value), pos)
+
+    def _branch_closure(self, br: Branch) -> St:
+        v, pos, note = br.value, br.pos, tracebacks.note
+        if br.kind == PARAM:
+            return lambda f: f[v]
+        if br.kind == CONST_OPERAND:
+            return lambda f: v
+        if br.kind == BODY:
+            return v  # type: ignore[no-any-return]
+
+        def return_value(f: Frame) -> Any:
+            try:
+                return v(f)
+            except BaseException as e:
+                note(e, pos)
+                raise
+        return return_value
+
+    def _if_return(self, node: ast.If, after: Branch | None) -> St:
+        """``if t: <returning body>`` then ``after`` (None: the ``else`` returns)."""
+        first = node.body[0]
+        if len(node.body) == 1 and isinstance(first, ast.Return):
+            then = self._return_branch(first)  # ``if c: return x``: x read inline when simple
+        else:
+            then = Branch(BODY, self.function_body(node.body))
+        other = Branch(BODY, self.function_body(node.orelse)) if after is None else after
+        pos, note, t = _pos(node), tracebacks.note, node.test
+        if isinstance(t, ast.Compare) and len(t.ops) == 1:
+            return if_return_closure(type(t.ops[0]), self.operand(t.left), self.operand(t.comparators[0]),
+                                     then, other, pos, note)
+        test, yes, no = self.expr(t), self._branch_closure(then), self._branch_closure(other)
+
+        def if_return(f: Frame) -> Any:
+            try:
+                c = test(f)
+            except BaseException as e:
+                note(e, pos)
+                raise
+            if c:
+                return yes(f)
+            return no(f)
+        return if_return
 
     def noted_stmt(self, node: ast.stmt) -> St:
         """The statement's closure, noting its position on exceptions going through it
@@ -715,6 +800,24 @@ class StmtCompiler(CompilerBase):
                 if not quiet:
                     raise NameError(f"name '{name}' is not defined") from None
         return del_name
+
+
+def _returns(nodes: list[ast.stmt]) -> bool:
+    """Does this statement list always end by returning (never fall off its end)?"""
+    if not nodes:
+        return False
+    last = nodes[-1]
+    return isinstance(last, ast.Return) or _fusable_if(last, need_else=True)
+
+
+def _fusable_if(node: ast.stmt, need_else: bool = False) -> bool:
+    """An ``if`` whose body always returns (and whose ``else``, when required or present,
+    does too): it can be compiled as part of a returning function body."""
+    if not isinstance(node, ast.If) or not _returns(node.body):
+        return False
+    if node.orelse:
+        return _returns(node.orelse)
+    return not need_else
 
 
 _SELF_NOTING = frozenset({ast.Expr, ast.Return, ast.Assign, ast.If, ast.While, ast.For, ast.AsyncFor})

@@ -135,9 +135,12 @@ class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
         saved, saved_q = self.scope, self.qualname
         self.scope, self.qualname = scope, [*qual, name]
         try:
+            returns_value = not (scope.is_generator or isinstance(node, ast.AsyncFunctionDef))
             if isinstance(node, ast.Lambda):
                 body = self.expr(node.body)
-            else:
+            elif returns_value:
+                body = self.function_body(node.body)
+            else:  # generator bodies run as blocks; their return value leaves via frame[RET]
                 body = self.block(node.body)
         finally:
             self.scope, self.qualname = saved, saved_q
@@ -150,7 +153,7 @@ class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
             cell_slots=tuple(sorted(scope.slots[n] for n in scope.cells if n not in scope.frees)),
             free_start=scope.slots[scope.frees[0]] if scope.frees else 0, nfree=len(scope.frees),
             is_lambda=isinstance(node, ast.Lambda), is_generator=scope.is_generator,
-            is_async=isinstance(node, ast.AsyncFunctionDef),
+            is_async=isinstance(node, ast.AsyncFunctionDef), returns_value=returns_value,
             annotations=self._annotations(node),
         )
 

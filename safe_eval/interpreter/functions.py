@@ -40,6 +40,7 @@ class FuncCode:
     is_lambda: bool = False
     is_generator: bool = False
     is_async: bool = False
+    returns_value: bool = False  # body(frame) returns the value (lambdas, plain functions)
     annotations: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -56,6 +57,12 @@ class FuncCode:
             self.is_generator or self.is_async
         )
         self.invoker = _make_invoker(self)
+        self.invoker1 = _make_invoker1(self)
+        # entered inline by one-argument call sites: exactly one positional parameter, a body
+        # returning the value, no cells and no slots beyond the parameter
+        self.body1 = self.body if (
+            self.simple and self.npos == 1 and (self.returns_value or self.is_lambda) and not self.extra
+        ) else None
 
 
 @dataclass(frozen=True, eq=False)
@@ -74,7 +81,9 @@ class Function:
     """A guest function. ``__name__``/``__qualname__``/``__defaults__``... live in ``__dict__``
     so ``functools.wraps`` and decorators can read and set them."""
 
-    __slots__ = ("code", "run", "globals", "defaults", "kwdefaults", "closure", "origin", "__dict__")
+    __slots__ = (
+        "code", "run", "run1", "body1", "globals", "defaults", "kwdefaults", "closure", "origin", "__dict__",
+    )
 
     def __init__(
         self,
@@ -88,6 +97,10 @@ class Function:
         self.code = code
         # the specialised call path: fn.run(fn, budget, args, kwargs=None)
         self.run = code.invoker
+        # the one-positional-argument call path: fn.run1(fn, budget, arg) (``f(n - 1)``)
+        self.run1 = code.invoker1
+        # the body a one-argument call site may enter inline (specialize.call1_global_closure)
+        self.body1 = code.body1
         self.globals = globals_
         self.defaults = defaults
         self.kwdefaults = kwdefaults
@@ -150,7 +163,7 @@ class Function:
         if b.depth > b.max_depth:
             b.too_deep()
         try:
-            if code.is_lambda:
+            if code.returns_value or code.is_lambda:
                 return code.body(frame)
             code.body(frame)
             return frame[2]
@@ -237,7 +250,7 @@ def _make_invoker(code: FuncCode) -> Callable[..., Any]:
     if not code.simple:
         return Function.invoke_generic
     body, extra, npos, info, push = code.body, code.extra, code.npos, code.info, tracebacks.push
-    if code.is_lambda:
+    if code.returns_value or code.is_lambda:
         def invoke_lambda(fn: Function, b: Any, args: Any, kwargs: dict[str, Any] | None = None) -> Any:
             b.fuel -= 1
             if b.fuel < 0:
@@ -278,6 +291,54 @@ def _make_invoker(code: FuncCode) -> Callable[..., Any]:
         finally:
             b.depth -= 1
     return invoke_simple
+
+
+def _make_invoker1(code: FuncCode) -> Callable[..., Any]:
+    """The call path for exactly one positional argument: no argument tuple, no kwargs or
+    count test. Same fuel tick, depth check and traceback push as ``_make_invoker``."""
+    if not code.simple or code.npos != 1:
+        def invoke1_general(fn: Function, b: Any, a: Any) -> Any:
+            return fn.run(fn, b, (a,))
+        return invoke1_general
+    body, extra, info, push = code.body, code.extra, code.info, tracebacks.push
+    returns = code.returns_value or code.is_lambda
+    if returns and not extra:
+        def invoke1_value(fn: Function, b: Any, a: Any) -> Any:
+            b.fuel -= 1
+            if b.fuel < 0:
+                b.refuel()
+            frame = [fn.globals, b, None, a]
+            b.depth += 1
+            if b.depth > b.max_depth:
+                b.too_deep()
+            try:
+                return body(frame)
+            except BaseException as e:
+                push(e, info)
+                raise
+            finally:
+                b.depth -= 1
+        return invoke1_value
+
+    def invoke1(fn: Function, b: Any, a: Any) -> Any:
+        b.fuel -= 1
+        if b.fuel < 0:
+            b.refuel()
+        frame = [fn.globals, b, None, a, *extra]
+        b.depth += 1
+        if b.depth > b.max_depth:
+            b.too_deep()
+        try:
+            if returns:
+                return body(frame)
+            body(frame)
+            return frame[2]
+        except BaseException as e:
+            push(e, info)
+            raise
+        finally:
+            b.depth -= 1
+    return invoke1
 
 
 def _too_many(name: str, code: FuncCode, ndefaults: int, given: int, kwargs: Any) -> None:
