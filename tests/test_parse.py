@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -77,15 +76,15 @@ BOMBS = [
 ]
 
 
+# How fast a bomb is refused is a benchmark figure (benchmarks/, "parse-bombs"), not a timed
+# test; the per-test timeout only catches a hang.
+@pytest.mark.timeout(10)
 @pytest.mark.parametrize("code", BOMBS)
-def test_parser_bombs_are_refused_quickly(code: str) -> None:
-    start = time.perf_counter()
+def test_parser_bombs_are_refused(code: str) -> None:
     with pytest.raises(PolicyViolation) as info:
         build_program(code)
-    elapsed = time.perf_counter() - start
     codes = {d.code for d in info.value.diagnostics}
     assert codes <= {"P005", "P007", "P008"} and codes
-    assert elapsed < 0.1 * 3  # 100 ms budget, x3 headroom for a loaded CI machine
 
 
 def test_depth_limit_is_what_later_walkers_may_rely_on() -> None:
