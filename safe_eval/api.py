@@ -33,6 +33,7 @@ from safe_eval.policy import Policy, resolve_policy
 __all__ = ["Evaluator", "Result", "safe_callable", "safe_eval", "safe_exec"]
 
 LimitsLike = Limits | Mapping[str, Any] | None
+_NO_NAMES: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +91,7 @@ class Evaluator:
 
     # -- running ---------------------------------------------------------------------------
     def run(self, code: Any, env: Mapping[str, Any] | None = None, *, limits: LimitsLike = None) -> Result:
-        value, budget, seconds, _ = self._run(code, env, limits)
+        value, budget, seconds, _ = self._run(code, env, limits, timed=True)
         return Result(value, budget.stdout, budget.ops_used, seconds)
 
     def eval(self, code: Any, env: Mapping[str, Any] | None = None, *, limits: LimitsLike = None) -> Any:
@@ -100,24 +101,37 @@ class Evaluator:
              limits: LimitsLike = None) -> dict[str, Any]:
         return self._run(code, env, limits)[3]
 
-    def _run(self, code: Any, env: Mapping[str, Any] | None,
-             limits: LimitsLike) -> tuple[Any, Budget, float, dict[str, Any]]:
-        if env is not None and not isinstance(env, Mapping):
+    def _run(self, code: Any, env: Mapping[str, Any] | None, limits: LimitsLike,
+             timed: bool = False) -> tuple[Any, Budget, float, dict[str, Any]]:
+        """(value, budget, seconds (0.0 unless ``timed``), namespace) of one evaluation."""
+        # the hot path of every evaluation: one-expression calls spend most of their time here,
+        # so the common cases (a dict env, a cached text) are tested inline
+        if env is not None and type(env) is not dict and not isinstance(env, Mapping):
             raise TypeError(f"env must be a dict (or a mapping), not {type(env).__name__}")
         ns = self._spaces.for_env(env)
-        policy, enter = self.policy, membrane.enter_value
-        ns.sync_in(lambda v: enter(v, policy))
+        policy = self.policy
+        ns.sync_in(membrane.enter_value, policy)
         g = ns.g
-        compiled = self.compile(code, ns.names())
+        names = frozenset(g) if g else _NO_NAMES
+        compiled = None
+        if isinstance(code, str):
+            cache = self._cache
+            key = (code, names)
+            compiled = cache.get(key)
+            if compiled is not None:
+                cache.move_to_end(key)
+        if compiled is None:
+            compiled = self.compile(code, names)
         lim = self.limits if limits is None else _merge(self.limits, limits)
-        budget = Budget(lim, echo=self.echo)
-        ctx = RunContext(budget, self.policy, self.audit, self.run_nested, self.filename)
-        start = time.perf_counter()
+        budget = Budget(lim, echo=True) if self.echo else Budget(lim)
+        ctx = RunContext(budget, policy, self.audit, self.run_nested, self.filename)
+        start = time.perf_counter() if timed else 0.0
         try:
             value = run_guarded(ctx, compiled.run, g, budget)
         finally:
             ns.sync_out()
-        return value, budget, time.perf_counter() - start, dict(g) if env is None else g
+        seconds = time.perf_counter() - start if timed else 0.0
+        return value, budget, seconds, dict(g) if env is None else g
 
     def run_nested(self, source: Any, mode: str = "exec", globals: dict[str, Any] | None = None) -> Any:
         """Guest ``eval``/``exec`` of a string: the whole pipeline, the running budget."""
@@ -164,7 +178,8 @@ def safe_eval(code: Any, env: Mapping[str, Any] | None = None, *, policy: Any = 
               limits: LimitsLike = None) -> Any:
     """Evaluate an expression or a block of statements; the value of the last expression
     statement (else None). Top-level bindings are written back to ``env`` when it is a dict."""
-    return _evaluator(policy)._run(code, env, limits)[0]
+    ev = _EVALUATORS.get(None) if policy is None else None  # the default policy: no lookup logic
+    return (ev or _evaluator(policy))._run(code, env, limits)[0]
 
 
 def safe_exec(code: Any, env: Mapping[str, Any] | None = None, *, policy: Any = None,

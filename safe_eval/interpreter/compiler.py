@@ -32,24 +32,46 @@ Ev = Callable[[Frame], Any]
 class CompiledModule:
     """A compiled program: ``run(globals, budget)`` returns the last expression's value."""
 
-    __slots__ = ("body", "last", "info")
+    __slots__ = ("body", "last", "info", "run")
 
-    def __init__(self, body: Ev | None, last: Ev | None, info: CodeInfo) -> None:
+    def __init__(self, body: Ev | None, last: Ev | None, info: CodeInfo,
+                 expression: tuple[Ev, tuple[int, int]] | None = None) -> None:
         self.body = body
         self.last = last
         self.info = info
+        # ``expression`` (the last expression's closure and position, without the noting
+        # wrapper ``last``) lets a one-expression program run in one host call fewer
+        self.run: Callable[[dict[str, Any], Any], Any] = _runner(body, last, info, expression)
 
-    def run(self, g: dict[str, Any], b: Any) -> Any:
+
+def _runner(body: Ev | None, last: Ev | None, info: CodeInfo,
+            expression: tuple[Ev, tuple[int, int]] | None) -> Callable[[dict[str, Any], Any], Any]:
+    push, note = tracebacks.push, tracebacks.note
+    if body is None and expression is not None:
+        e, pos = expression
+
+        def run_expression(g: dict[str, Any], b: Any) -> Any:
+            f: Frame = [g, b, None]
+            try:
+                return e(f)
+            except BaseException as exc:
+                note(exc, pos)  # what ``last`` notes, then what ``run`` pushes
+                push(exc, info)
+                raise
+        return run_expression
+
+    def run(g: dict[str, Any], b: Any) -> Any:
         f: Frame = [g, b, None]
         try:
-            if self.body is not None:
-                self.body(f)
-            if self.last is not None:
-                return self.last(f)
+            if body is not None:
+                body(f)
+            if last is not None:
+                return last(f)
             return None
-        except BaseException as e:
-            tracebacks.push(e, self.info)
+        except BaseException as exc:
+            push(exc, info)
             raise
+    return run
 
 
 def compile_module(tree: ast.Module, source: str, filename: str,
@@ -102,10 +124,12 @@ class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
     def module(self, tree: ast.Module) -> CompiledModule:
         stmts = list(tree.body)
         last: Ev | None = None
+        expression: tuple[Ev, tuple[int, int]] | None = None
         if stmts and isinstance(stmts[-1], ast.Expr):
             node = stmts.pop()
             e = self.expr(node.value)  # type: ignore[attr-defined]
             pos = (node.lineno, node.col_offset)
+            expression = (e, pos)
 
             def last_expr(f: Frame) -> Any:
                 try:
@@ -115,7 +139,8 @@ class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
                     raise
             last = last_expr
         body = self.block(stmts) if stmts else None
-        return CompiledModule(body, last, CodeInfo("<module>", "<module>", self.filename, self.lines))
+        return CompiledModule(body, last, CodeInfo("<module>", "<module>", self.filename, self.lines),
+                              expression)
 
     # -- functions -------------------------------------------------------------------------
     def _scope_qual(self) -> list[str]:

@@ -16,7 +16,6 @@ A bounded registry (most recently used ``env`` dicts) keeps the namespaces; an e
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -33,7 +32,8 @@ class GuestNamespace:
         self.g: dict[str, Any] = {}
         self.pairs: dict[str, tuple[Any, Any]] = {}
 
-    def sync_in(self, enter: Callable[[Any], Any]) -> None:
+    def sync_in(self, enter: Callable[[Any, Any], Any], policy: Any) -> None:
+        """Enter (``enter(value, policy)``) what ``env`` holds that the guest side lacks."""
         env, g, pairs = self.env, self.g, self.pairs
         if env is None:
             return
@@ -43,7 +43,7 @@ class GuestNamespace:
             known = pairs.get(k)
             if known is not None and known[0] is v and g.get(k, _MISSING) is known[1]:
                 continue
-            entered = enter(v)
+            entered = enter(v, policy)
             g[k] = entered
             pairs[k] = (v, entered)
         if len(pairs) > len(env):
@@ -76,18 +76,19 @@ class NamespaceRegistry:
 
     def __init__(self, size: int = 64) -> None:
         self.size = size
-        self._spaces: OrderedDict[int, GuestNamespace] = OrderedDict()
+        # id(env) -> namespace, least recently used first (a plain dict: a hit moves its entry
+        # to the end, the first entry is the one evicted; cheaper than an OrderedDict)
+        self._spaces: dict[int, GuestNamespace] = {}
 
     def for_env(self, env: Mapping[str, Any] | None) -> GuestNamespace:
-        if not isinstance(env, dict):
+        if type(env) is not dict and not isinstance(env, dict):
             return GuestNamespace(env)
+        spaces = self._spaces
         key = id(env)
-        ns = self._spaces.get(key)
-        if ns is not None and ns.env is env:
-            self._spaces.move_to_end(key)
-            return ns
-        ns = GuestNamespace(env)
-        self._spaces[key] = ns
-        if len(self._spaces) > self.size:
-            self._spaces.popitem(last=False)
+        ns = spaces.pop(key, None)
+        if ns is None or ns.env is not env:
+            ns = GuestNamespace(env)
+            if len(spaces) >= self.size:
+                del spaces[next(iter(spaces))]
+        spaces[key] = ns
         return ns

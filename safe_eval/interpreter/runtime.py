@@ -70,7 +70,9 @@ def raise_host_recursion_limit(max_depth: int) -> int:
     old = sys.getrecursionlimit()
     # never above the cap where CPython's own C recursion (repr/== of deep data) still fails
     # cleanly instead of overflowing the C stack
-    want = min(60 * max_depth + 1000, HOST_RECURSION_CAP)
+    want = 60 * max_depth + 1000
+    if want > HOST_RECURSION_CAP:
+        want = HOST_RECURSION_CAP
     if want > old:
         sys.setrecursionlimit(want)
     return old

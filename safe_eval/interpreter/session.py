@@ -42,15 +42,40 @@ def run_guarded(
     stack = context._stack()  # the per-thread stack behind activate(): pushed inline for speed
     if stack:
         return _run(stack, ctx, fn, args)
-    stack_bytes = stack_for(ctx.budget.limits.memory)
-    if needs_big_stack_thread() and threading.current_thread().name != BIG_STACK_THREAD:
-        return call_with_stack(run_guarded, ctx, fn, *args, stack_bytes=stack_bytes)
-    ensure_main_thread_stack(stack_bytes)
+    memory = ctx.budget.limits.memory
+    # the main thread's id is compared first: threading.current_thread() costs two calls
+    if (threading.get_ident() != _MAIN_IDENT and needs_big_stack_thread()
+            and threading.current_thread().name != BIG_STACK_THREAD):
+        return call_with_stack(run_guarded, ctx, fn, *args, stack_bytes=stack_for(memory))
+    global _stack_ready_for
+    if memory != _stack_ready_for:  # the rlimit raise is kept for the process: once per limit
+        ensure_main_thread_stack(stack_for(memory))
+        _stack_ready_for = memory
     w = watchdog.start(ctx.budget)
     try:
-        return _run(stack, ctx, fn, args)
+        # ``_run`` written out: one host call fewer on every evaluation
+        stack.append(ctx)
+        old = raise_host_recursion_limit(ctx.budget.max_depth)
+        try:
+            return fn(*args)
+        except BaseException as e:
+            err = to_api_error(e)
+            if err is e:
+                raise
+            raise err from None
+        finally:
+            stack.pop()
+            if sys.getrecursionlimit() != old:
+                sys.setrecursionlimit(old)
     finally:
         watchdog.stop(w)
+
+
+# the memory limit the main thread's stack was last made ready for (ensure_main_thread_stack)
+_stack_ready_for = -1
+# Only a shortcut: any other id is decided by needs_big_stack_thread() as before (after a
+# fork the child's only thread may have another id; it then takes the general test).
+_MAIN_IDENT = threading.main_thread().ident
 
 
 def _run(stack: list[RunContext], ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:

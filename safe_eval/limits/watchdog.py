@@ -73,16 +73,20 @@ def _load_raise_in() -> None:
 
 
 class _Watch:
-    __slots__ = ("budget", "thread_id", "fired")
+    """The watch of one thread, reused by every outermost evaluation on it (``active`` while
+    one runs): starting a watch is a few attribute stores, not an allocation and a lock."""
 
-    def __init__(self, budget: Budget, thread_id: int) -> None:
-        self.budget = budget
+    __slots__ = ("budget", "thread_id", "fired", "active")
+
+    def __init__(self, thread_id: int) -> None:
+        self.budget: Budget | None = None
         self.thread_id = thread_id
         self.fired = False
+        self.active = False
 
 
 _lock = threading.Lock()
-_active: dict[int, _Watch] = {}
+_watches: dict[int, _Watch] = {}  # thread id -> its watch (one small object per thread id)
 _thread: threading.Thread | None = None
 
 
@@ -91,20 +95,20 @@ def _loop() -> None:
     while True:
         time.sleep(PERIOD)
         with _lock:
-            if not _active:
-                continue
             now = time.monotonic()
             used = None
-            for w in list(_active.values()):
-                limits = w.budget.limits
-                if now > w.budget.deadline + GRACE:
+            for w in list(_watches.values()):
+                budget = w.budget
+                if not w.active or budget is None:
+                    continue
+                if now > budget.deadline + GRACE:
                     _raise_in(w.thread_id, WatchdogTimeLimit)
                     w.fired = True
                     continue
-                mem_base = w.budget.mem_base
+                mem_base = budget.mem_base
                 if mem_base > 0:
                     used = rss() if used is None else used
-                    if used and used - mem_base > limits.memory:
+                    if used and used - mem_base > budget.limits.memory:
                         _raise_in(w.thread_id, WatchdogMemoryLimit)
                         w.fired = True
 
@@ -120,13 +124,20 @@ def start(budget: Budget) -> _Watch | None:
     """Watch ``budget``'s evaluation running on this thread until ``stop``; None when the
     thread is already watched (a nested evaluation keeps the outermost watch)."""
     tid = threading.get_ident()
-    if tid in _active:
+    w = _watches.get(tid)
+    if w is None:
+        w = _Watch(tid)
+        with _lock:
+            _watches[tid] = w
+            if _thread is None:
+                _ensure_thread()
+    elif w.active:
         return None
-    w = _Watch(budget, tid)
-    with _lock:
-        _active[tid] = w
-        if _thread is None:
-            _ensure_thread()
+    # No lock needed: only this thread writes its watch, and the watchdog reads ``budget``
+    # only once ``active`` is set, which comes last (a fresh budget's deadline is ahead).
+    w.budget = budget
+    w.fired = False
+    w.active = True
     return w
 
 
@@ -136,7 +147,8 @@ def stop(w: _Watch | None) -> None:
     if w is None:
         return
     with _lock:
-        del _active[w.thread_id]
+        w.active = False
+        w.budget = None  # do not keep the finished evaluation's budget (and output) alive
         if w.fired:
             _raise_in(w.thread_id, None)
 

@@ -1,0 +1,58 @@
+"""The watchdog: host Python code called by the guest is interrupted past the deadline, on the
+main thread and on others; a watch is per thread, reused, and leaves nothing pending."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+import safe_eval
+from safe_eval.errors import TimeLimit
+from safe_eval.limits import watchdog
+from safe_eval.limits.budget import Budget
+from safe_eval.limits.model import Limits
+
+SLOW_HOST = "import statistics\nstatistics.mean(range(10**8))"
+
+
+def test_host_loop_interrupted_then_next_run_is_clean() -> None:
+    start = time.monotonic()
+    with pytest.raises(TimeLimit):
+        safe_eval.safe_eval(SLOW_HOST, limits={"time": 0.2})
+    assert time.monotonic() - start < 5
+    time.sleep(2 * watchdog.PERIOD)  # a stray asynchronous exception would land here
+    assert safe_eval.safe_eval("x + 1", {"x": 41}) == 42
+
+
+def test_host_loop_interrupted_on_another_thread() -> None:
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            safe_eval.safe_eval(SLOW_HOST, limits={"time": 0.2})
+        except BaseException as exc:  # collected for the assertion below
+            errors.append(exc)
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join(10)
+    assert not t.is_alive()
+    assert len(errors) == 1 and isinstance(errors[0], TimeLimit)
+
+
+def test_nested_start_keeps_the_outer_watch_and_stop_releases_the_budget() -> None:
+    outer, inner = Budget(Limits()), Budget(Limits())
+    w = watchdog.start(outer)
+    try:
+        assert w is not None and w.active and w.budget is outer
+        assert watchdog.start(inner) is None
+    finally:
+        watchdog.stop(w)
+    assert not w.active and w.budget is None
+    again = watchdog.start(inner)
+    try:
+        assert again is w and again.budget is inner and not again.fired
+    finally:
+        watchdog.stop(again)
