@@ -41,8 +41,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--memory", action=argparse.BooleanOptionalAction, default=None,
                    help="measure peak RSS per case (default: on, off with --quick)")
     p.add_argument("--max-wait", type=float, default=None,
-                   help="total seconds the run may spend waiting for a quiet machine, at most 10 s "
-                        "before any one case (default 60, quick 0)")
+                   help="total seconds the run may spend waiting for a quiet machine, at most 5 s "
+                        "before any one case (default 30, quick 0)")
     return p.parse_args(argv)
 
 
@@ -71,9 +71,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     quick = args.quick
     rounds = args.rounds or (1 if quick else 5)
-    settings = Settings(rounds=rounds, target=0.002 if quick else 0.05, budget=1.0 if quick else 6.0,
+    settings = Settings(rounds=rounds, target=0.002 if quick else 0.05, budget=1.0 if quick else 4.5,
                         quick=quick)
-    wait_left = args.max_wait if args.max_wait is not None else (0.0 if quick else 60.0)
+    wait_left = args.max_wait if args.max_wait is not None else (0.0 if quick else 30.0)
     cases = select(make_cases(quick), args.cases)
     contenders = all_contenders()
     if args.contenders:
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     loads: dict[str, float] = {}
     try:
         for case in cases:
-            loads[case.name], waited = wait_for_quiet(min(wait_left, 10.0))
+            loads[case.name], waited = wait_for_quiet(min(wait_left, 5.0))
             wait_left = max(0.0, wait_left - waited)
             print(f"[{time.monotonic() - started:6.1f}s] {case.name} (load {loads[case.name]:.2f})",
                   file=sys.stderr, flush=True)
@@ -145,9 +145,11 @@ def main(argv: list[str] | None = None) -> int:
 def results_markdown(text: str) -> str:
     return (
         "## Performance\n\n"
-        "Reproduce with `pip install -e '.[bench]' && python -m benchmarks` (one process, about five "
-        "minutes on 2 cores; `--quick` for a smoke run, `--cases a,b`, `--rounds N`, "
-        "`--json PATH`). Latest run:\n\n" + text + "\n"
+        "Reproduce with `pip install -e '.[bench]' && python -m benchmarks` (one command, under five "
+        "minutes on 2 cores; everything is timed in one process except the `cold` row and the memory "
+        "probes, which need fresh processes; `--quick` for a smoke run, `--cases a,b`, `--rounds N`, "
+        "`--json PATH`, `--results PATH` to rewrite this file). Where the time goes: "
+        "`python -m benchmarks.profile` and benchmarks/HOTSPOTS.md. Latest run:\n\n" + text + "\n"
     )
 
 
