@@ -12,7 +12,6 @@ because those classes are.
 from __future__ import annotations
 
 import builtins
-from dataclasses import dataclass
 from typing import Any
 
 from safe_eval.interpreter import tracebacks
@@ -35,15 +34,20 @@ _CLASS_DATA_DUNDERS = frozenset(
 )
 
 
-@dataclass(frozen=True, eq=False)
 class ClassSpec:
-    name: str
-    qualname: str
-    body: Any
-    info: CodeInfo
-    nslots: int
-    class_cell: int | None
-    free_slots: tuple[int, ...]
+    """What the compiler knows about one class statement (read-only after construction)."""
+
+    __slots__ = ("name", "qualname", "body", "info", "nslots", "class_cell", "free_slots")
+
+    def __init__(self, name: str, qualname: str, body: Any, info: CodeInfo, nslots: int,
+                 class_cell: int | None, free_slots: tuple[int, ...]) -> None:
+        self.name = name
+        self.qualname = qualname
+        self.body = body
+        self.info = info
+        self.nslots = nslots
+        self.class_cell = class_cell
+        self.free_slots = free_slots
 
 
 def can_subclass(base: Any) -> bool:

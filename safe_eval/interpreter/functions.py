@@ -10,7 +10,6 @@ from __future__ import annotations
 import inspect
 import types
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from safe_eval.context import current_context
@@ -22,28 +21,45 @@ from safe_eval.interpreter.tracebacks import CodeInfo
 __all__ = ["FuncCode", "Function", "Origin"]
 
 
-@dataclass(eq=False)
 class FuncCode:
-    """What the compiler knows about a function once: body closure, parameters, slots."""
+    """What the compiler knows about a function once: body closure, parameters, slots
+    (a plain class rather than a dataclass: dataclass creation is cold-start time)."""
 
-    info: CodeInfo
-    body: Callable[[Frame], Any]
-    nslots: int
-    posonly: tuple[str, ...]
-    args: tuple[str, ...]
-    vararg: str | None
-    kwonly: tuple[str, ...]
-    kwarg: str | None
-    cell_slots: tuple[int, ...] = ()  # params/locals captured by inner functions
-    free_start: int = 0
-    nfree: int = 0
-    is_lambda: bool = False
-    is_generator: bool = False
-    is_async: bool = False
-    returns_value: bool = False  # body(frame) returns the value (lambdas, plain functions)
-    annotations: dict[str, str] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        info: CodeInfo,
+        body: Callable[[Frame], Any],
+        nslots: int,
+        posonly: tuple[str, ...],
+        args: tuple[str, ...],
+        vararg: str | None,
+        kwonly: tuple[str, ...],
+        kwarg: str | None,
+        cell_slots: tuple[int, ...] = (),  # params/locals captured by inner functions
+        free_start: int = 0,
+        nfree: int = 0,
+        is_lambda: bool = False,
+        is_generator: bool = False,
+        is_async: bool = False,
+        returns_value: bool = False,  # body(frame) returns the value (lambdas, plain functions)
+        annotations: dict[str, str] | None = None,
+    ) -> None:
+        self.info = info
+        self.body = body
+        self.nslots = nslots
+        self.posonly = posonly
+        self.args = args
+        self.vararg = vararg
+        self.kwonly = kwonly
+        self.kwarg = kwarg
+        self.cell_slots = cell_slots
+        self.free_start = free_start
+        self.nfree = nfree
+        self.is_lambda = is_lambda
+        self.is_generator = is_generator
+        self.is_async = is_async
+        self.returns_value = returns_value
+        self.annotations: dict[str, str] = {} if annotations is None else annotations
         self.npos = len(self.posonly) + len(self.args)
         nparams = self.npos + len(self.kwonly) + (self.vararg is not None) + (self.kwarg is not None)
         self.nparams = nparams
@@ -64,16 +80,22 @@ class FuncCode:
             self.simple and self.npos == 1 and (self.returns_value or self.is_lambda) and not self.extra
         ) else None
 
+    def __repr__(self) -> str:
+        return f"<FuncCode {self.info.qualname}>"
 
-@dataclass(frozen=True, eq=False)
+
 class Origin:
     """The policy and limits a function was defined under (for later host calls)."""
 
-    policy: Any
-    limits: Any
-    filename: str
-    run_nested: Callable[..., Any] | None = None
-    audit: Callable[..., Any] | None = None
+    __slots__ = ("policy", "limits", "filename", "run_nested", "audit")
+
+    def __init__(self, policy: Any, limits: Any, filename: str, run_nested: Callable[..., Any] | None = None,
+                 audit: Callable[..., Any] | None = None) -> None:
+        self.policy = policy
+        self.limits = limits
+        self.filename = filename
+        self.run_nested = run_nested
+        self.audit = audit
 
 
 @mark

@@ -7,7 +7,6 @@ boundary the frames become ``GuestFrame``s, outermost first, like CPython's trac
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from safe_eval.errors import GuestFrame, LimitExceeded
@@ -17,14 +16,20 @@ __all__ = ["KEY", "CodeInfo", "clear", "frames_of", "note", "push"]
 KEY = "__safe_eval_trace__"
 
 
-@dataclass(frozen=True, eq=False)
 class CodeInfo:
-    """Static facts about one compiled guest code unit (module, function, class body)."""
+    """Static facts about one compiled guest code unit (module, function, class body);
+    read-only after construction (a plain class: dataclass creation is cold-start time)."""
 
-    name: str
-    qualname: str
-    filename: str
-    lines: tuple[str, ...]
+    __slots__ = ("name", "qualname", "filename", "lines")
+
+    def __init__(self, name: str, qualname: str, filename: str, lines: tuple[str, ...]) -> None:
+        self.name = name
+        self.qualname = qualname
+        self.filename = filename
+        self.lines = lines
+
+    def __repr__(self) -> str:
+        return f"CodeInfo(name={self.name!r}, qualname={self.qualname!r}, filename={self.filename!r})"
 
     def source_line(self, line: int) -> str:
         return self.lines[line - 1] if 0 < line <= len(self.lines) else ""

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from safe_eval.errors import MemoryLimit, TimeLimit
 from safe_eval.limits.memory import rss
@@ -51,25 +51,24 @@ class WatchdogMemoryLimit(MemoryLimit):
         super().__init__("memory limit exceeded in host code called by the guest")
 
 
-# Set by the watchdog thread before its first wake-up: importing ctypes costs about 2 ms, which
-# a one-expression evaluation in a fresh process should not pay on its own thread.
-_raise_in: Callable[[int, type[BaseException] | None], None]
+# ctypes (about 2 ms to import) is loaded at the first firing, on the watchdog thread: an
+# evaluation that ends in time never needs it.
+_set_async_exc: Any = None
+_py_object: Any = None
 
 
-def _load_raise_in() -> None:
-    global _raise_in
-    import ctypes
+def _raise_in(thread_id: int, exc_type: type[BaseException] | None) -> None:
+    """Schedule ``exc_type`` in the thread, or (None) clear whatever is still pending there:
+    an empty ``py_object()`` is the NULL the C API takes for "clear"."""
+    global _set_async_exc, _py_object
+    if _set_async_exc is None:
+        import ctypes
 
-    set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
-    set_async_exc.argtypes = (ctypes.c_ulong, ctypes.py_object)
-    set_async_exc.restype = ctypes.c_int
-
-    def raise_in(thread_id: int, exc_type: type[BaseException] | None) -> None:
-        """Schedule ``exc_type`` in the thread, or (None) clear whatever is still pending
-        there: an empty ``py_object()`` is the NULL the C API takes for "clear"."""
-        set_async_exc(thread_id, ctypes.py_object() if exc_type is None else exc_type)
-
-    _raise_in = raise_in
+        fn = ctypes.pythonapi.PyThreadState_SetAsyncExc
+        fn.argtypes = (ctypes.c_ulong, ctypes.py_object)
+        fn.restype = ctypes.c_int
+        _py_object, _set_async_exc = ctypes.py_object, fn
+    _set_async_exc(thread_id, _py_object() if exc_type is None else exc_type)
 
 
 class _Watch:
@@ -91,7 +90,6 @@ _thread: threading.Thread | None = None
 
 
 def _loop() -> None:
-    _load_raise_in()  # before any watch can fire (``stop`` clears only after a firing)
     while True:
         time.sleep(PERIOD)
         with _lock:

@@ -24,7 +24,6 @@ from typing import Any
 
 from safe_eval.diagnostics import Diagnostic
 from safe_eval.errors import PolicyViolation, SafeEvalError
-from safe_eval.policy.enforce import call_tool
 
 __all__ = ["Exposed", "HostIterator", "HostProxy", "Refused", "Tool", "expose", "refusal"]
 
@@ -42,6 +41,18 @@ def refusal(message: str, hint: str = "") -> PolicyViolation:
     return PolicyViolation([diag])
 
 
+# policy.enforce.call_tool, imported at the first tool call (cold start: most evaluations call
+# no tool); a one-item list so the hot path is a truth test and an index
+_CALL_TOOL: list[Callable[..., Any]] = []
+
+
+def _load_call_tool() -> Callable[..., Any]:
+    from safe_eval.policy.enforce import call_tool
+
+    _CALL_TOOL.append(call_tool)
+    return call_tool
+
+
 class Tool:
     """A host callable the guest may call (through the policy) but not look inside."""
 
@@ -56,7 +67,7 @@ class Tool:
         from safe_eval.membrane.crossing import enter_value, guest_exception
 
         try:
-            result = call_tool(self._name, self._fn, args, kwargs)
+            result = (_CALL_TOOL[0] if _CALL_TOOL else _load_call_tool())(self._name, self._fn, args, kwargs)
         except SafeEvalError:
             raise
         except Exception as exc:  # a host error: re-created clean, raised outside this handler

@@ -23,13 +23,17 @@ import functools
 import inspect
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from safe_eval.diagnostics import Diagnostic, span_of
 from safe_eval.policy import Policy, resolve_policy
 from safe_eval.policy.binding import BindError, binder_for
 from safe_eval.policy.model import denied_by
-from safe_eval.policy.rules import UNKNOWN, ToolRule, tri_match
+
+# rules.py is needed only to check calls against tool rules (imported there): the default
+# policy has none, and importing it costs cold-start time
+if TYPE_CHECKING:
+    from safe_eval.policy.rules import ToolRule
 
 __all__ = ["check_policy", "defined_names"]
 
@@ -269,6 +273,8 @@ def _constant(node: ast.expr) -> Any:
     try:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        from safe_eval.policy.rules import UNKNOWN
+
         return UNKNOWN
 
 
@@ -277,6 +283,8 @@ def _static_decision(
 ) -> tuple[Any, str] | None:
     """(deciding deny rule or None, reason) when the call is denied whatever its unknown
     arguments are; None when it may be allowed."""
+    from safe_eval.policy.rules import tri_match
+
     bound: dict[str, Any] | None = None
     if fn is not None and not splat:
         binder = binder_for(fn)

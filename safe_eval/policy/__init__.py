@@ -16,11 +16,11 @@ from typing import TYPE_CHECKING, Any
 from safe_eval.policy.files import SHIPPED, load_policy, resolve_name_or_path, shipped_policy
 from safe_eval.policy.model import Decision, Policy, default_policy
 from safe_eval.policy.render import describe_policy, render_policy
-from safe_eval.policy.rules import Arg, ToolRule, allow, deny
 
 if TYPE_CHECKING:
     from safe_eval.policy.conditions import Condition, Equals, InRange, IsType, LenRange, Matches, OneOf
     from safe_eval.policy.dsl import Loader
+    from safe_eval.policy.rules import Arg, ToolRule, allow, deny
 
 # The condition classes are loaded on first use (``from safe_eval.policy import IsType`` works
 # as before): importing them costs about 5 ms that an evaluation under a policy without
@@ -28,14 +28,22 @@ if TYPE_CHECKING:
 _CONDITIONS = frozenset({"Condition", "Equals", "InRange", "IsType", "LenRange", "Matches", "OneOf"})
 
 
+_RULES = frozenset({"Arg", "ToolRule", "allow", "deny"})
+
+
 def __getattr__(name: str) -> Any:
     if name in _CONDITIONS:
         from safe_eval.policy import conditions
 
         value = getattr(conditions, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'safe_eval.policy' has no attribute {name!r}")
+    elif name in _RULES:  # likewise the rule classes: the default policy has no rules
+        from safe_eval.policy import rules
+
+        value = getattr(rules, name)
+    else:
+        raise AttributeError(f"module 'safe_eval.policy' has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
 __all__ = [
     "SHIPPED",

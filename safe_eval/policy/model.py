@@ -20,13 +20,17 @@ import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from safe_eval.errors import PolicyError
 from safe_eval.limits.model import Limits
 from safe_eval.policy.binding import BindError, binder_for
 from safe_eval.policy.curated import curated
-from safe_eval.policy.rules import Decision, ToolRule
+from safe_eval.policy.decision import Decision
+
+# the rule classes are imported when a policy has rules (cold start: the default has none)
+if TYPE_CHECKING:
+    from safe_eval.policy.rules import ToolRule
 
 __all__ = ["Decision", "Policy", "default_policy", "denied_by"]
 
@@ -60,6 +64,8 @@ class Policy:
         if not isinstance(limits, Limits):
             raise PolicyError(f"limits must be a Limits (or a dict of fields), got {type(limits).__name__}")
         tools = tuple(self.tools)
+        if tools:
+            from safe_eval.policy.rules import ToolRule
         for rule in tools:
             if not isinstance(rule, ToolRule):
                 raise PolicyError(f"tools must be ToolRule values (allow(...)/deny(...)), got {rule!r}")

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from safe_eval.errors import PolicyError
 from safe_eval.policy._text import quote
+from safe_eval.policy.decision import Decision
 
 # conditions.py (six dataclasses, about 5 ms to import) is loaded when the first rule with
 # arguments is built: a policy without tool rules, the common case, never needs it.
@@ -49,20 +50,6 @@ class _Unknown:
 
 
 UNKNOWN: Any = _Unknown()
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """The verdict on one tool call. ``message`` is written for the model; ``rule`` is the rule
-    that decided (None: no rule matched, or the policy has no tool rules); ``code`` is the
-    diagnostic code of a denial (T003 tool not allowed, T004 arguments not allowed)."""
-
-    allowed: bool
-    message: str = ""
-    rule: Any = None
-    raise_to_guest: bool = False
-    code: str = ""
-    hint: str = ""
 
 
 @dataclass(frozen=True, slots=True, init=False)
