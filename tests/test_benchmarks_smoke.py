@@ -112,3 +112,23 @@ def test_a_missing_peer_says_not_installed(monkeypatch: pytest.MonkeyPatch, name
     monkeypatch.setattr(builtins, "__import__", fake_import)
     contender = next(c for c in all_contenders() if c.name == name)
     assert contender.unavailable() == "not installed"
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [("x + 1", 42), ("y = x * 2\ny - 1", 81), ("def f(a):\n    return a + x\nf(1)", 42), ("z = x", None)],
+)
+def test_exec_style_contenders_get_the_final_expression_bound(source: str, expected: object) -> None:
+    from benchmarks.contenders.base import split_last_expression
+
+    env: dict = {"x": 41}
+    exec(split_last_expression(source), env)
+    assert env.get("result") == expected
+
+
+@pytest.mark.parametrize("case", [c for c in make_cases(quick=True) if c.kind == "program"], ids=lambda c: c.name)
+def test_every_program_case_runs_under_cpython(case) -> None:
+    from benchmarks.contenders.cpython import CPythonContender
+
+    run = CPythonContender().prepare(case)
+    assert run(0) is not None and run(1) == run(0)
