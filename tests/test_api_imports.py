@@ -9,8 +9,9 @@ import sys
 
 import pytest
 
-HEAVY = ("lark", "typeguard", "unittest", "asyncio", "difflib", "safe_eval.policy.dsl",
-         "safe_eval.policy.conditions", "safe_eval.checking", "importlib.resources")
+HEAVY = ("lark", "typeguard", "unittest", "asyncio", "difflib", "ctypes", "safe_eval.policy.dsl",
+         "safe_eval.policy.conditions", "safe_eval.policy.rules", "safe_eval.policy.enforce",
+         "safe_eval.checking", "importlib.resources")
 
 
 def _modules_after(snippet: str) -> set[str]:
@@ -30,6 +31,8 @@ def test_first_evaluation_imports_no_heavy_module() -> None:
     ("from safe_eval.policy import IsType; IsType('list[int]')", "typeguard"),
     ("import safe_eval; safe_eval.safe_eval('1', policy='agent')", "lark"),
     ("from safe_eval import check; check('x = 1')", "safe_eval.checking"),
+    ("from safe_eval.policy import allow; allow('search')", "safe_eval.policy.rules"),
+    ("import safe_eval; safe_eval.safe_eval('f(1)', {'f': abs})", "safe_eval.policy.enforce"),
 ])
 def test_lazy_modules_load_when_used(snippet: str, needed: str) -> None:
     assert needed in _modules_after(snippet)
