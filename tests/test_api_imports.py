@@ -36,3 +36,33 @@ def test_first_evaluation_imports_no_heavy_module() -> None:
 ])
 def test_lazy_modules_load_when_used(snippet: str, needed: str) -> None:
     assert needed in _modules_after(snippet)
+
+
+_TABLE = """
+import json
+from safe_eval.membrane import allowlists
+out = {}
+for module_name, names in allowlists._STDLIB_TYPES:
+    module = __import__(module_name)
+    for name in names:
+        entry = allowlists.HOST_TYPE_NAMES.get(getattr(module, name))
+        out[f"{module_name}.{name}"] = None if entry is None else sorted(entry)
+print(json.dumps(out, sort_keys=True))
+"""
+
+
+@pytest.mark.parametrize("trigger", [
+    "safe_eval.safe_eval('import datetime\\ndatetime.date(2020, 1, 1).year')",
+    "safe_eval.safe_eval('d.year', {'d': __import__('datetime').date(2020, 1, 1)})",
+    "safe_eval.safe_eval('len(xs)', {'xs': [1]})",
+])
+def test_lazily_registered_stdlib_types_match_eager_registration(trigger: str) -> None:
+    # eager: the host imported the modules before safe_eval; lazy: registered at first need
+    eager = subprocess.run(
+        [sys.executable, "-c", "import datetime, decimal, fractions, uuid\nimport safe_eval\n" + _TABLE],
+        capture_output=True, text=True, timeout=60, check=True).stdout
+    lazy = subprocess.run(
+        [sys.executable, "-c", f"import safe_eval\n{trigger}\n" + _TABLE],
+        capture_output=True, text=True, timeout=60, check=True).stdout
+    assert '"datetime.date": [' in eager
+    assert lazy == eager

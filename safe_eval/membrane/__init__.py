@@ -27,12 +27,15 @@ modules in ``modules/``. The security model is written up in docs/security-model
 
 from __future__ import annotations
 
+from typing import Any
+
+from safe_eval.membrane import allowlists as _allowlists
 from safe_eval.membrane.allowlists import allow_host_type
 from safe_eval.membrane.attributes import del_attr, get_attr, set_attr
 from safe_eval.membrane.builtins import BUILTINS, builtin_names
 from safe_eval.membrane.crossing import enter_env, enter_value, format_value, guest_exception
 from safe_eval.membrane.kinds import register_internal_type
-from safe_eval.membrane.modules import import_module
+from safe_eval.membrane.modules import import_module as _import_module
 from safe_eval.membrane.proxies import expose
 
 __all__ = [
@@ -50,3 +53,11 @@ __all__ = [
     "register_internal_type",
     "set_attr",
 ]
+
+
+def import_module(name: str, policy: Any) -> Any:
+    """The curated wrapper of module ``name`` if the policy allows it (``modules.import_module``),
+    with the lazily registered stdlib data types in place first (``allowlists``)."""
+    if _allowlists._stdlib_pending:
+        _allowlists.ensure_stdlib_types()
+    return _import_module(name, policy)

@@ -10,13 +10,10 @@ from __future__ import annotations
 
 import builtins
 import collections
-import datetime
-import decimal
-import fractions
 import functools
 import re
+import sys
 import types
-import uuid
 from collections.abc import Iterable
 
 from safe_eval.membrane.dunders import DEFINABLE_DUNDERS
@@ -31,6 +28,7 @@ __all__ = [
     "INTERNAL_PUBLIC",
     "PLAIN_SCALARS",
     "allow_host_type",
+    "ensure_stdlib_types",
     "is_dangerous_module",
     "names_for",
 ]
@@ -86,16 +84,7 @@ _BASE_TYPES: tuple[type, ...] = (
     type(iter(range(0))),
     type(iter(b"")),
     type(reversed([])),
-    # datetime, fractions, decimal, collections, re, uuid, functools: plain data types
-    datetime.date,
-    datetime.datetime,
-    datetime.time,
-    datetime.timedelta,
-    datetime.timezone,
-    datetime.tzinfo,
-    fractions.Fraction,
-    decimal.Decimal,
-    decimal.Context,
+    # collections, re, functools: plain data types (datetime, fractions, decimal, uuid: below)
     collections.Counter,
     collections.OrderedDict,
     collections.defaultdict,
@@ -103,7 +92,6 @@ _BASE_TYPES: tuple[type, ...] = (
     collections.ChainMap,
     re.Pattern,
     re.Match,
-    uuid.UUID,
     functools.partial,
 )
 
@@ -118,7 +106,45 @@ _REFUSED_PUBLIC: dict[str, str] = {
 def allow_host_type(cls: type, names: Iterable[str] | None = None) -> None:
     """Let the guest use instances of the host type ``cls``: read ``names`` (default: every
     public attribute). Curated modules call this for the plain-data types they hand out."""
+    if _stdlib_pending:
+        ensure_stdlib_types()  # the base entries first, as if registered at import
+    _register(cls, names)
+
+
+def _register(cls: type, names: Iterable[str] | None) -> None:
     HOST_TYPE_NAMES[cls] = ALL_PUBLIC if names is None else frozenset(names) - _REFUSED_PUBLIC.keys()
+
+
+# The plain-data types of datetime, fractions, decimal and uuid are registered like the base
+# types, but only once one of those modules can matter: importing the four (uuid pulls in
+# platform) costs about 5 ms of a cold start whose goal is 50 ms. An instance of one of these
+# types can only reach the guest through the membrane's entry points, and each of them calls
+# ``ensure_stdlib_types`` first: ``crossing`` entering any non-scalar value, the
+# ``import_module`` facade, and ``allow_host_type`` (every curated module registering its
+# types). Until then a lookup of these types simply misses, which is the deny side.
+_STDLIB_TYPES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("datetime", ("date", "datetime", "time", "timedelta", "timezone", "tzinfo")),
+    ("fractions", ("Fraction",)),
+    ("decimal", ("Decimal", "Context")),
+    ("uuid", ("UUID",)),
+)
+_stdlib_pending = True
+
+
+def ensure_stdlib_types() -> None:
+    """Register the datetime/fractions/decimal/uuid plain-data types (once)."""
+    global _stdlib_pending
+    if not _stdlib_pending:
+        return
+    import importlib
+
+    _stdlib_pending = False
+    for module_name, names in _STDLIB_TYPES:
+        module = importlib.import_module(module_name)
+        for name in names:
+            t = getattr(module, name)
+            if t not in HOST_TYPE_NAMES:  # a curated module's narrower entry stays
+                _register(t, [n for n in dir(t) if not n.startswith("_")])
 
 
 def names_for(cls: type) -> frozenset[str] | None:
@@ -127,7 +153,9 @@ def names_for(cls: type) -> frozenset[str] | None:
 
 
 for _t in _BASE_TYPES:
-    allow_host_type(_t, [n for n in dir(_t) if not n.startswith("_")])
+    _register(_t, [n for n in dir(_t) if not n.startswith("_")])
+if any(name in sys.modules for name, _ in _STDLIB_TYPES):
+    ensure_stdlib_types()  # the host already paid for the imports: register now
 
 # -- exceptions ------------------------------------------------------------------------------
 # Per exception class, the public fields that hold plain data (``AttributeError.obj``,

@@ -35,6 +35,7 @@ from typing import Any
 from safe_eval.errors import SafeEvalError
 from safe_eval.interpreter.marks import MARK, TOKEN
 from safe_eval.limits.guards import check_format_spec
+from safe_eval.membrane import allowlists
 from safe_eval.membrane.allowlists import FORBIDDEN_VALUE_TYPES, HOST_TYPE_NAMES, PLAIN_SCALARS
 from safe_eval.membrane.danger import dangerous_callable
 from safe_eval.membrane.kinds import is_guest_defined_type
@@ -90,6 +91,8 @@ def enter_env(env: collections.abc.Mapping[str, Any], policy: Any = None) -> dic
 
 
 def _enter(value: Any, policy: Any, name: str | None, depth: int) -> Any:
+    if allowlists._stdlib_pending:
+        allowlists.ensure_stdlib_types()  # before any decision about a non-scalar value
     tp = type(value)
     if tp in PLAIN_SCALARS or _guest_made(value) or isinstance(value, _MEMBRANE_TYPES):
         return value
