@@ -44,7 +44,11 @@ _INT_GUARD = {
     ast.Add: "", ast.Sub: "", ast.Mult: " and -S < a < S and -S < b < S",
     ast.Mod: " and -S < a < S", ast.FloorDiv: " and -S < a < S",
     ast.BitAnd: "", ast.BitOr: "", ast.BitXor: "", ast.RShift: "",
+    ast.Div: "",
 }
+# guarded operators whose float operands are always cheap: computed inline too (``-`` and ``/``
+# are guarded only for Fraction/Decimal operands)
+_FLOAT_NATIVE = frozenset({ast.Sub, ast.Div})
 _CMP_SYMBOL = {
     ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
     ast.Is: "is", ast.IsNot: "is not",
@@ -96,7 +100,11 @@ def binop_closure(op: type[ast.operator], fn: Callable[[Any, Any], Any], guarded
         body += f"        return a {sym} b\n"
     elif op in _INT_GUARD:
         body += (f"        if type(a) is int and type(b) is int{_INT_GUARD[op]}:\n"
-                 f"            return a {sym} b\n        return fn(a, b)\n")
+                 f"            return a {sym} b\n")
+        if op in _FLOAT_NATIVE:
+            body += (f"        if type(a) is float and (type(b) is float or type(b) is int):\n"
+                     f"            return a {sym} b\n")
+        body += "        return fn(a, b)\n"
     else:
         body += "        return fn(a, b)\n"
     return _build(key, body)(fn, left.value, right.value, left.name, right.name)

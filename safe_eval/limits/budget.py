@@ -204,6 +204,15 @@ class Budget:
             self._fail(MemoryLimit("memory limit exceeded", value=self.limits.memory, reached=grown))
 
     # -- output ----------------------------------------------------------------------------
+    def check_output(self, nchars: int) -> None:
+        """Refuse output of ``nchars`` more characters before the text is built (``print`` with
+        a megabyte ``sep`` would otherwise join a gigabyte string first)."""
+        if self.exhausted is not None:
+            raise self._again()
+        if self.out_size + nchars > self.limits.output:
+            reached = self.out_size + nchars
+            self._fail(OutputLimit("too much output", value=self.limits.output, reached=reached))
+
     def write(self, text: str) -> None:
         if self.exhausted is not None:
             raise self._again()

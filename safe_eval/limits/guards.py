@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import decimal
 import itertools
 import math
 import operator
@@ -62,6 +63,8 @@ from safe_eval.limits.estimates import (
     int_str_ns,
     known_len,
 )
+from safe_eval.limits.iteration import g_iter, lazy_adapter, range_contains
+from safe_eval.limits.numbers import check_operands, check_to_int, gcd_ns
 from safe_eval.limits.operators import _mul_slow, counting, guarded_binop
 
 __all__ = [
@@ -211,9 +214,19 @@ def g_pow(base: Any, exp: Any, mod: Any = None) -> Any:
 
 
 def g_divmod(a: Any, b: Any, /) -> Any:
-    if type(a) is int and type(b) is int and a.bit_length() > 62:
-        current_or_default().check_work(int_div_ns(a.bit_length(), b.bit_length()))
+    if type(a) is int and type(b) is int:
+        if a.bit_length() > 62:
+            current_or_default().check_work(int_div_ns(a.bit_length(), b.bit_length()))
+    else:
+        check_operands(a, b)
     return builtins.divmod(a, b)
+
+
+def g_round(number: Any, ndigits: Any = None) -> Any:
+    # round(Decimal('1E+999999')) builds a million-digit int in one C call
+    if ndigits is None:
+        check_to_int(number)
+    return builtins.round(number, ndigits)
 
 
 g_repr = recursion_guard(builtins.repr)
@@ -231,6 +244,8 @@ GUARDED_BUILTINS: dict[str, Callable[..., Any]] = {
     "divmod": g_divmod,
     "repr": g_repr,
     "ascii": g_ascii,
+    "iter": g_iter,
+    "round": g_round,
 }
 
 
@@ -277,6 +292,8 @@ def _str(*args: Any, **kwargs: Any) -> str:
 
 
 def _int(*args: Any, **kwargs: Any) -> int:
+    if len(args) == 1:
+        check_to_int(args[0])  # int(Decimal('1E+999999')): a quadratic base conversion
     if args and type(args[0]) is str and len(args[0]) > 4300:
         base = args[1] if len(args) > 1 else kwargs.get("base", 10)
         if base not in (2, 4, 8, 16, 32):
@@ -294,6 +311,11 @@ GUARDED_CONSTRUCTORS: dict[type, Callable[..., Any]] = {
     bytearray: _bytes_like(bytearray),
     str: _str,
     int: _int,
+    # lazy C iterator adapters: filter's search for a match is a C loop over its input
+    map: lazy_adapter(map),
+    filter: lazy_adapter(filter),
+    zip: lazy_adapter(zip),
+    enumerate: lazy_adapter(enumerate),
 }
 
 
@@ -402,6 +424,27 @@ def _to_bytes(self: int, length: Any = 1, byteorder: Any = "big", *, signed: boo
     return int.to_bytes(self, length, byteorder, signed=signed)
 
 
+def _as_integer_ratio(self: decimal.Decimal) -> tuple[int, int]:
+    check_to_int(self)
+    return self.as_integer_ratio()
+
+
+def _range_count(self: range, value: Any, /) -> int:
+    if type(value) is int or type(value) is bool:
+        return self.count(value)
+    # a non-int value makes CPython compare it with every element in C
+    return builtins.sum(1 for x in counting(self) if x is value or x == value)
+
+
+def _range_index(self: range, value: Any, /) -> int:
+    if type(value) is int or type(value) is bool or not range_contains(self, value):
+        return self.index(value)
+    for i, x in enumerate(counting(self)):
+        if x is value or x == value:
+            return i
+    raise ValueError(f"{value!r} is not in range")  # pragma: no cover (range_contains said yes)
+
+
 def _text_methods(kind: type) -> dict[str, Callable[..., Any]]:
     table: dict[str, Callable[..., Any]] = {
         "ljust": _pad("ljust"),
@@ -439,6 +482,8 @@ GUARDED_METHODS: dict[type, dict[str, Callable[..., Any]]] = {
     frozenset: {name: _consuming(name) for name in _SET_CONSUMERS},
     dict: {"update": _dict_update, "fromkeys": _fromkeys},
     int: {"to_bytes": _to_bytes},
+    range: {"count": _range_count, "index": _range_index},
+    decimal.Decimal: {"as_integer_ratio": _as_integer_ratio},
 }
 
 
@@ -478,6 +523,40 @@ def _prod(iterable: Iterable[Any], /, *, start: Any = 1) -> Any:
     for item in counting(iterable):
         acc = _mul_slow(acc, item, operator.mul)
     return acc
+
+
+def _gcd_like(fn: Callable[..., int]) -> Callable[..., int]:
+    """math.gcd/lcm of many ints: one C loop whose accumulator (lcm) grows with every step;
+    done pairwise here so each step ticks and is charged by size."""
+
+    @wraps(fn)
+    def guarded(*ints: Any) -> int:
+        if len(ints) <= 2:
+            if len(ints) == 2 and type(ints[0]) is int and type(ints[1]) is int:
+                bits = max(ints[0].bit_length(), ints[1].bit_length())
+                if bits > 4096:
+                    current_or_default().check_work(gcd_ns(bits) + int_mul_ns(bits, bits))
+            return fn(*ints)
+        b = current_or_default()
+        acc = fn(ints[0])
+        for x in ints[1:]:
+            bits = acc.bit_length() if type(acc) is int else 0
+            b.charge(1 + bits // 256)
+            acc = fn(acc, x)
+        return acc
+
+    return guarded
+
+
+def _to_int(fn: Callable[[Any], int]) -> Callable[[Any], int]:
+    """math.floor/ceil/trunc: a Decimal with a huge exponent becomes a huge exact int."""
+
+    @wraps(fn)
+    def guarded(x: Any, /) -> int:
+        check_to_int(x)
+        return fn(x)
+
+    return guarded
 
 
 def _math_pow(x: Any, y: Any, /) -> float:
@@ -522,6 +601,11 @@ GUARDED_MODULE_ATTRS: dict[str, dict[str, Callable[..., Any]]] = {
         "perm": _perm,
         "prod": _prod,
         "pow": _math_pow,
+        "gcd": _gcd_like(math.gcd),
+        "lcm": _gcd_like(math.lcm),
+        "floor": _to_int(math.floor),
+        "ceil": _to_int(math.ceil),
+        "trunc": _to_int(math.trunc),
     },
     "itertools": {
         "product": _product,

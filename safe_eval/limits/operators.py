@@ -2,7 +2,8 @@
 
 ``guarded_binop(op_type, inplace)`` returns a two-argument function for the operators where a
 single host C call can allocate a lot or run for long (``*``, ``**``, ``<<``, ``+``, ``%``,
-``//`` and their in-place forms), or None when the plain ``operator`` function is safe.
+``//``, and ``-``/``/`` for Fraction and Decimal operands, see ``numbers.py``; their in-place
+forms too), or None when the plain ``operator`` function is safe.
 The interpreter calls it once per AST node at compile time and calls the result per evaluation.
 
 Each function has a fast path for small ints and floats that costs a few type checks and
@@ -37,6 +38,7 @@ from safe_eval.limits.estimates import (
     percent_format_width,
     seq_item_size,
 )
+from safe_eval.limits.numbers import check_operands, check_to_int
 
 __all__ = ["counting", "guarded_binop", "guarded_contains"]
 
@@ -87,6 +89,7 @@ def _mul_slow(a: Any, b: Any, op: Binop) -> Any:
         return _repeat(a, b, "__rmul__", op, a, b)
     if isinstance(b, SEQ_TYPES):
         return _repeat(b, a, "__mul__", op, a, b)
+    check_operands(a, b)
     return op(a, b)
 
 
@@ -124,6 +127,8 @@ def _pow_slow(a: Any, b: Any, op: Binop) -> Any:
             # Powers of two square in linear time (mostly zero digits): only the size counts.
             if a & (a - 1):
                 budget.check_work(1.3 * int_mul_ns(bits // 2, bits // 2))
+    else:
+        check_operands(a, b, pow_=True)
     return op(a, b)
 
 
@@ -159,6 +164,8 @@ def _add_slow(a: Any, b: Any, op: Binop) -> Any:
     if isinstance(a, SEQ_TYPES) and isinstance(b, SEQ_TYPES):
         if len(a) + len(b) > _SMALL_SEQ:
             _charge_bytes(sys.getsizeof(a) + sys.getsizeof(b))
+    else:
+        check_operands(a, b)
     return op(a, b)
 
 
@@ -192,9 +199,13 @@ def _divlike_slow(a: Any, b: Any, op: Binop) -> Any:
     if isinstance(a, int) and isinstance(b, int):
         current_or_default().check_work(int_div_ns(a.bit_length(), b.bit_length()))
     elif op is not operator.floordiv and op is not operator.ifloordiv and isinstance(a, str | bytes):
+        for value in b if type(b) is tuple else (b,):
+            check_to_int(value)  # '%d' % Decimal('1E+999999') converts it to an exact int
         width = percent_format_width(a, b)
         if width > _SMALL_SEQ:
             _charge_bytes(len(a) + width * (4 if isinstance(a, str) else 1))
+    else:
+        check_operands(a, b)
     return op(a, b)
 
 
@@ -209,6 +220,22 @@ def _make_divlike(op: Binop) -> Binop:
     return divlike
 
 
+# -- - and / ------------------------------------------------------------------------------
+def _make_exact(op: Binop) -> Binop:
+    """``-`` and ``/``: only exact non-int numbers (Fraction, Decimal) can make them costly."""
+
+    def exact_op(a: Any, b: Any) -> Any:
+        ta = type(a)
+        if ta is int or ta is float:
+            tb = type(b)
+            if tb is int or tb is float:
+                return op(a, b)
+        check_operands(a, b)
+        return op(a, b)
+
+    return exact_op
+
+
 # -- in ------------------------------------------------------------------------------------
 _CONTAINERS = (list, tuple, str, bytes, bytearray, dict, set, frozenset, range)
 
@@ -216,6 +243,9 @@ _CONTAINERS = (list, tuple, str, bytes, bytearray, dict, set, frozenset, range)
 def guarded_contains(item: Any, container: Any) -> bool:
     """``item in container`` where an iterator without ``__contains__`` (``itertools.count()``)
     is scanned through a counting iterator instead of an endless C loop."""
+    if type(container) is range and type(item) is not int and type(item) is not bool:
+        # a non-int item makes range scan every element in C (``0.5 in range(10**18)``)
+        return not all(x is not item and x != item for x in counting(container))
     if isinstance(container, _CONTAINERS) or hasattr(type(container), "__contains__"):
         return item in container
     return item in counting(container)
@@ -246,6 +276,10 @@ _TABLE: dict[tuple[type[ast.operator], bool], Binop] = {
     (ast.Mod, True): _make_divlike(operator.imod),
     (ast.FloorDiv, False): _make_divlike(operator.floordiv),
     (ast.FloorDiv, True): _make_divlike(operator.ifloordiv),
+    (ast.Sub, False): _make_exact(operator.sub),
+    (ast.Sub, True): _make_exact(operator.isub),
+    (ast.Div, False): _make_exact(operator.truediv),
+    (ast.Div, True): _make_exact(operator.itruediv),
 }
 
 

@@ -50,7 +50,7 @@ from safe_eval.membrane.formatter import safe_format, safe_format_map
 from safe_eval.membrane.kinds import INTERNAL_NAMES, is_guest_defined_type, is_internal_type
 from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, reveal_type
 
-__all__ = ["del_attr", "get_attr", "readable", "set_attr"]
+__all__ = ["del_attr", "get_attr", "readable", "register_guarded_methods", "set_attr"]
 
 _CURATED_PREFIX = "safe_eval.membrane.modules"
 _FUNCTION_TYPES = frozenset(
@@ -440,6 +440,13 @@ def _super_get(obj: Any, name: str) -> Any:
 # str.format/format_map: the safe formatter; str.ljust, list.extend ...: engineer 5's size guards.
 _GUARDED: dict[type, dict[str, Any]] = {t: dict(m) for t, m in GUARDED_METHODS.items()}
 _GUARDED.setdefault(str, {}).update(format=safe_format, format_map=safe_format_map)
+
+
+def register_guarded_methods(owner: type, table: dict[str, Any]) -> None:
+    """Add guarded methods for host class ``owner`` (the curated modules' bulk consumers such
+    as ``deque.extend``), with ``GUARDED_METHODS``' calling convention ``fn(self, *args)``."""
+    _GUARDED.setdefault(owner, {}).update(table)
+    _PUBLIC.clear()  # decisions cached before the registration would bypass it
 
 
 def _guarded_method(owner: type, name: str) -> Any:

@@ -140,8 +140,12 @@ def guest_print(*args: Any, sep: Any = " ", end: Any = "\n", file: Any = None, f
         raise TypeError(f"sep must be None or a string, not {type(sep).__name__}")
     if not isinstance(end, str):
         raise TypeError(f"end must be None or a string, not {type(end).__name__}")
-    text = sep.join([str(a) for a in args]) + end
+    parts = [str(a) for a in args]
     ctx = current_context()
+    if ctx is not None:
+        # size first: a huge sep/end times many args must not be joined before the check
+        ctx.budget.check_output(sum(map(len, parts)) + len(sep) * max(0, len(parts) - 1) + len(end))
+    text = sep.join(parts) + end
     if ctx is None:  # a host calling a guest function outside any evaluation
         sys.stdout.write(text)
         return

@@ -10,8 +10,9 @@ allowed, so a model can fix its code.
 Each curated module is one file in this package exporting ``build() -> dict[str, Any]``: the
 allowlist of names the guest sees. Files load lazily on first import and the wrapper is cached
 (files setting ``PER_RUN = True``, e.g. ``random`` whose state must not be shared between
-evaluations, build one wrapper per evaluation). When the limits package provides
-``safe_eval.limits.guards.GUARDED_MODULE_ATTRS``, its guarded callables replace ours.
+evaluations, build one wrapper per evaluation). The limits package's
+``GUARDED_MODULE_ATTRS`` replace ours, then every host callable is metered
+(``_metering.py``): a host C loop over guest data always ticks.
 """
 
 from __future__ import annotations
@@ -124,14 +125,15 @@ def _per_run(name: str, impl: Any) -> CuratedModule:
 
 def _merge_guards(name: str, attrs: dict[str, Any]) -> dict[str, Any]:
     """Use the limits package's guarded callables in place of ours where it has one."""
-    try:
-        from safe_eval.limits.guards import GUARDED_MODULE_ATTRS  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return attrs
+    from safe_eval.limits.guards import GUARDED_MODULE_ATTRS
+    from safe_eval.membrane.modules._metering import meter_attrs
+
     for attr, guarded in GUARDED_MODULE_ATTRS.get(name, {}).items():
         if attr in attrs:
             attrs[attr] = guarded
-    return attrs
+    # every host C loop over guest data is metered (SCALAR_ONLY: numeric functions left fast)
+    impl = importlib.import_module(f"{__name__}.{_FILES[name]}")
+    return meter_attrs(attrs, getattr(impl, "SCALAR_ONLY", ()))
 
 
 _registered = False

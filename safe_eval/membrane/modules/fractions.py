@@ -23,7 +23,13 @@ def check_exponent(value: Any, limit: int = MAX_EXPONENT) -> None:
 
 
 def _check(numerator: Any = 0, denominator: Any = None, **kwargs: Any) -> None:
+    from safe_eval.limits.numbers import check_operands, check_to_int
+
     check_exponent(numerator)
+    check_to_int(numerator)  # Fraction(Decimal('1E+999999')): an exact conversion to ints
+    if denominator is not None:
+        # normalising numerator/denominator runs a quadratic gcd on the two terms
+        check_operands(fractions.Fraction(numerator) if type(numerator) is int else numerator, denominator)
 
 
 def build() -> dict[str, Any]:

@@ -9,6 +9,8 @@ from typing import Any
 from safe_eval.membrane.modules._util import charge, check_alloc
 
 PUBLIC = [n for n in dir(math) if not n.startswith("_")]
+# functions of numbers only (no iterable argument): left unmetered for speed (see _metering.py)
+SCALAR_ONLY = frozenset(PUBLIC) - {"fsum", "prod", "dist", "gcd", "lcm", "hypot", "sumprod"}
 
 
 def _factorial_bits(n: int) -> int:

@@ -1,0 +1,118 @@
+"""Cost checks for exact non-int numbers: ``fractions.Fraction`` and ``decimal.Decimal``.
+
+``Fraction`` arithmetic is Python code around single C big-int calls the watchdog cannot cut
+short: ``Fraction(10) ** 10**7`` is one ``int ** int`` of 33 million bits, and ``+ - * /`` on
+fractions with million-bit terms run a quadratic ``math.gcd`` (measured: ~1.2 s at 10**6 bits,
+CPython 3.11). ``Decimal`` arithmetic is rounded to the context precision (capped by the
+curated ``decimal`` module), but turning a Decimal into an exact int (``int(d)``,
+``as_integer_ratio()``, ``Fraction(d)``) or an int into a Decimal is a quadratic base
+conversion (``int(Decimal(10) ** 999999)``: ~25 s).
+
+``check_operands(a, b, pow_=False)`` estimates the C work of one binary operation between
+these types (and ints) and charges it with ``Budget.check_work`` (refused with ``TimeLimit``
+when it would outlast the time left, else charged as ops, so a large enough estimate ends in
+``OpLimit``); ``check_alloc`` bounds the result's size for powers. ``check_to_int(x)`` does the
+same for an exact conversion to int. Operands of every other type cost nothing here.
+"""
+
+from __future__ import annotations
+
+import decimal
+import fractions
+from typing import Any
+
+from safe_eval.limits.budget import current_or_default
+from safe_eval.limits.estimates import int_bytes, int_mul_ns, int_pow_bits, int_str_ns
+
+__all__ = ["check_operands", "check_to_int", "exact_bits", "gcd_ns"]
+
+_Fraction = fractions.Fraction
+_Decimal = decimal.Decimal
+
+# Below this many bits the gcds and products of one operation cost microseconds: not checked.
+_FREE_BITS = 4096
+_INT_STR_FREE_BITS = 14_000  # CPython's own int<->str conversion limit (4 300 digits)
+_DEC_TO_INT_NS = 0.03  # per decimal digit squared (measured 1.0 s for 200 000 digits)
+
+
+def gcd_ns(bits: int) -> float:
+    """Time of ``math.gcd`` of two ints of about ``bits`` bits (Lehmer: quadratic)."""
+    return 1.3e-3 * float(bits) * float(bits)
+
+
+def exact_bits(x: Any) -> int:
+    """Bits of the largest int term of a Fraction (0 for other types)."""
+    if isinstance(x, _Fraction):
+        return max(x.numerator.bit_length(), x.denominator.bit_length())
+    return 0
+
+
+def _decimal_int_digits(x: Any) -> int:
+    """Decimal digits of ``x`` as an exact int (0 for non-finite or small values)."""
+    if type(x) is not _Decimal or not x.is_finite():
+        return 0
+    return max(0, x.adjusted() + 1)
+
+
+def check_to_int(x: Any) -> None:
+    """Charge converting ``x`` to an exact int (``int()``, ``round()``, ``as_integer_ratio``)."""
+    digits = _decimal_int_digits(x)
+    if digits > 4300:
+        current_or_default().check_work(_DEC_TO_INT_NS * digits * digits)
+
+
+def _int_to_decimal(x: Any) -> None:
+    if type(x) is int:
+        bits = x.bit_length()
+        if bits > _INT_STR_FREE_BITS:
+            current_or_default().check_work(int_str_ns(bits))
+
+
+def check_operands(a: Any, b: Any, pow_: bool = False) -> None:
+    """Charge one binary operation between ``a`` and ``b`` when either is a Fraction or a
+    Decimal (no-op otherwise)."""
+    fa, fb = isinstance(a, _Fraction), isinstance(b, _Fraction)
+    if fa or fb:
+        if pow_:
+            _check_fraction_pow(a, b)
+            return
+        bits = exact_bits(a) + exact_bits(b) + (a.bit_length() if type(a) is int else 0) + (
+            b.bit_length() if type(b) is int else 0
+        )
+        if bits > _FREE_BITS:
+            budget = current_or_default()
+            budget.check_alloc(int_bytes(2 * bits))
+            budget.check_work(2 * gcd_ns(bits) + 2 * int_mul_ns(bits, bits))
+        return
+    if type(a) is _Decimal:
+        _int_to_decimal(b)
+    elif type(b) is _Decimal:
+        _int_to_decimal(a)
+
+
+def _exponent(e: Any) -> int | None:
+    if type(e) is int:
+        return e
+    if isinstance(e, _Fraction) and e.denominator == 1:
+        return int(e.numerator)
+    return None
+
+
+def _check_fraction_pow(a: Any, b: Any) -> None:
+    e = _exponent(b)
+    if e is None:
+        return  # a fractional exponent makes a float (or complex): fixed size
+    e = abs(e)
+    if isinstance(a, _Fraction):
+        terms = (a.numerator, a.denominator)
+    elif type(a) is int:
+        terms = (a, 1)
+    else:
+        return
+    budget = current_or_default()
+    for term in terms:
+        bits = int_pow_bits(term, e)
+        if bits > _FREE_BITS:
+            budget.check_alloc(int_bytes(bits))
+            if term & (term - 1):  # powers of two square in linear time
+                budget.check_work(1.3 * int_mul_ns(bits // 2, bits // 2))
