@@ -3,6 +3,7 @@ main thread and on others; a watch is per thread, reused, and leaves nothing pen
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 
@@ -56,3 +57,24 @@ def test_nested_start_keeps_the_outer_watch_and_stop_releases_the_budget() -> No
         assert again is w and again.budget is inner and not again.fired
     finally:
         watchdog.stop(again)
+
+
+@pytest.mark.timeout(60)
+def test_watchdog_never_fires_into_the_host_after_a_run() -> None:
+    """Many runs stopped by the watchdog in host Python code (statistics iterates in Python);
+    afterwards the host runs Python code for longer than the watchdog period and is never
+    interrupted, and the per-thread state (context stack, recursion limit) is restored."""
+    from safe_eval import context
+
+    limit = sys.getrecursionlimit()
+    code = "import statistics\nstatistics.mean(x * 1.0 for x in range(10**9))"
+    for _ in range(12):
+        with pytest.raises(TimeLimit):
+            safe_eval.safe_eval(code, limits=Limits(time=0.02, ops=10**12))
+        deadline = time.monotonic() + 0.15  # > PERIOD + GRACE of host-only work
+        n = 0
+        while time.monotonic() < deadline:
+            n += 1
+        assert n > 0
+        assert context._stack() == []
+        assert sys.getrecursionlimit() == limit

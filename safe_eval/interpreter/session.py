@@ -52,23 +52,33 @@ def run_guarded(
         ensure_main_thread_stack(stack_for(memory))
         _stack_ready_for = memory
     w = watchdog.start(ctx.budget)
+    depth = len(stack)
+    old = sys.getrecursionlimit()
     try:
         # ``_run`` written out: one host call fewer on every evaluation
         stack.append(ctx)
-        old = raise_host_recursion_limit(ctx.budget.max_depth)
-        try:
-            return fn(*args)
-        except BaseException as e:
-            err = to_api_error(e)
-            if err is e:
-                raise
-            raise err from None
-        finally:
-            stack.pop()
-            if sys.getrecursionlimit() != old:
-                sys.setrecursionlimit(old)
+        raise_host_recursion_limit(ctx.budget.max_depth)
+        return fn(*args)
+    except BaseException as e:
+        err = to_api_error(e)
+        if err is e:
+            raise
+        raise err from None
     finally:
-        watchdog.stop(w)
+        # The watchdog may deliver its asynchronous exception at any call or loop boundary,
+        # including in here: retry until the context stack, the recursion limit and the
+        # watch are all restored. Written inline (a helper function's entry is itself a
+        # delivery point); every step is idempotent. Once ``stop`` has run, nothing is
+        # pending for this thread and nothing more will be raised.
+        while True:
+            try:
+                del stack[depth:]
+                if sys.getrecursionlimit() != old:
+                    sys.setrecursionlimit(old)
+                watchdog.stop(w)
+                break
+            except (watchdog.WatchdogTimeLimit, watchdog.WatchdogMemoryLimit):
+                continue
 
 
 # the memory limit the main thread's stack was last made ready for (ensure_main_thread_stack)

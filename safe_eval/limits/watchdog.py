@@ -19,6 +19,8 @@ exception still pending for the thread.
 
 from __future__ import annotations
 
+import _thread as _lowlevel
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -86,7 +88,7 @@ class _Watch:
 
 _lock = threading.Lock()
 _watches: dict[int, _Watch] = {}  # thread id -> its watch (one small object per thread id)
-_thread: threading.Thread | None = None
+_thread = False  # the watchdog thread was started (in this process)
 
 
 def _loop() -> None:
@@ -112,10 +114,22 @@ def _loop() -> None:
 
 
 def _ensure_thread() -> None:
+    # a low-level thread: ``threading.Thread.start`` waits until the new thread has run, which
+    # on a busy machine costs a scheduler round trip in the first evaluation of a process; it
+    # is a daemon by nature (never joined at exit)
     global _thread
-    if _thread is None or not _thread.is_alive():
-        _thread = threading.Thread(target=_loop, name="safe-eval-watchdog", daemon=True)
-        _thread.start()
+    if not _thread:
+        _lowlevel.start_new_thread(_loop, ())
+        _thread = True
+
+
+def _forget_thread() -> None:
+    global _thread
+    _thread = False  # a forked child has no watchdog thread: the next watch starts one
+
+
+if hasattr(os, "register_at_fork"):  # POSIX only (no fork elsewhere)
+    os.register_at_fork(after_in_child=_forget_thread)
 
 
 def start(budget: Budget) -> _Watch | None:
@@ -127,7 +141,7 @@ def start(budget: Budget) -> _Watch | None:
         w = _Watch(tid)
         with _lock:
             _watches[tid] = w
-            if _thread is None:
+            if not _thread:
                 _ensure_thread()
     elif w.active:
         return None
@@ -141,7 +155,8 @@ def start(budget: Budget) -> _Watch | None:
 
 def stop(w: _Watch | None) -> None:
     """End a watch; under the lock the watchdog fires under, so nothing is raised after this
-    returns (an exception still pending for the thread is cleared)."""
+    returns (an exception still pending for the thread is cleared). Idempotent: a caller
+    interrupted by a delivery in here calls it again (see ``session.run_guarded``)."""
     if w is None:
         return
     with _lock:
