@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-HEAVY = ("lark", "typeguard", "unittest", "asyncio", "difflib", "ctypes", "safe_eval.policy.dsl",
+HEAVY = ("lark", "typeguard", "unittest", "asyncio", "difflib", "ctypes", "greenlet", "safe_eval.policy.dsl",
          "safe_eval.policy.conditions", "safe_eval.policy.rules", "safe_eval.policy.enforce",
          "safe_eval.checking", "importlib.resources")
 
@@ -33,9 +33,20 @@ def test_first_evaluation_imports_no_heavy_module() -> None:
     ("from safe_eval import check; check('x = 1')", "safe_eval.checking"),
     ("from safe_eval.policy import allow; allow('search')", "safe_eval.policy.rules"),
     ("import safe_eval; safe_eval.safe_eval('f(1)', {'f': abs})", "safe_eval.policy.enforce"),
+    ("import safe_eval; safe_eval.safe_eval('sum(x for x in range(3))')", "greenlet"),
 ])
 def test_lazy_modules_load_when_used(snippet: str, needed: str) -> None:
     assert needed in _modules_after(snippet)
+
+
+@pytest.mark.parametrize("snippet", [
+    "import safe_eval\nsafe_eval.safe_eval('def g():\\n    yield 1\\nlist(g())')",  # loaded by a generator
+    "import greenlet\nimport safe_eval\nsafe_eval.safe_eval('1')",  # loaded by the host
+])
+def test_greenlet_exit_is_never_catchable_once_greenlet_is_loaded(snippet: str) -> None:
+    code = (f"{snippet}\nfrom safe_eval.interpreter.compile_stmt import _NOT_CATCHABLE\n"
+            "import greenlet\nassert greenlet.GreenletExit in _NOT_CATCHABLE, _NOT_CATCHABLE")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 
 
 _TABLE = """

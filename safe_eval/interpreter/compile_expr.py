@@ -11,7 +11,6 @@ from typing import Any
 from safe_eval import membrane
 from safe_eval.diagnostics import Diagnostic
 from safe_eval.errors import InternalError, PolicyViolation
-from safe_eval.interpreter import generators
 from safe_eval.interpreter.builtins_extra import BUILTINS, super_attr
 from safe_eval.interpreter.compile_base import CompilerBase
 from safe_eval.interpreter.functions import Function
@@ -464,16 +463,22 @@ class ExprCompiler(CompilerBase):
 
     def e_Yield(self, node: ast.Yield) -> Ev:
         self._require_function(node, "yield")
+        from safe_eval.interpreter import generators  # greenlet: loaded by the first generator
+
         value = self.expr(node.value) if node.value else None
         switch = generators.yield_async if self.scope.is_async else generators.yield_value
         return lambda f: switch(value(f) if value else None)
 
     def e_YieldFrom(self, node: ast.YieldFrom) -> Ev:
         self._require_function(node, "yield")
+        from safe_eval.interpreter import generators  # greenlet: loaded by the first generator
+
         value = self.expr(node.value)
         return lambda f: generators.yield_from(value(f))
 
     def e_Await(self, node: ast.Await) -> Ev:
         self._require_function(node, "await", async_only=True)
+        from safe_eval.interpreter import generators  # greenlet: loaded by the first generator
+
         value = self.expr(node.value)
         return lambda f: generators.await_value(value(f))

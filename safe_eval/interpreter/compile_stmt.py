@@ -7,12 +7,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from greenlet import GreenletExit
-
 from safe_eval import membrane
 from safe_eval.context import current_context
 from safe_eval.errors import InternalError, SafeEvalError
-from safe_eval.interpreter import generators, tracebacks
+from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.compile_base import CompilerBase
 from safe_eval.interpreter.compile_expr import binop_fn, get_attr
 from safe_eval.interpreter.runtime import BREAK, CONTINUE, RETURN, UNBOUND, Frame
@@ -24,7 +22,14 @@ __all__ = ["StmtCompiler", "guest_raised", "enter_guest"]
 
 St = Callable[[Frame], Any]
 Store = Callable[[Frame, Any], None]
-_NOT_CATCHABLE = (SafeEvalError, GreenletExit)
+# What a guest ``except`` never catches: the limits (SafeEvalError) and greenlet's GreenletExit,
+# added by ``generators`` when it imports greenlet (and by the session when the host imported
+# greenlet itself): until then no GreenletExit can exist. Read as a global at run time.
+_NOT_CATCHABLE: tuple[type[BaseException], ...] = (SafeEvalError,)
+
+
+def _identity(v: Any) -> Any:
+    return v
 _RAISED = "__safe_eval_raised__"
 
 
@@ -499,6 +504,8 @@ class StmtCompiler(CompilerBase):
         return for_
 
     def s_AsyncFor(self, node: ast.AsyncFor) -> St:
+        from safe_eval.interpreter import generators  # greenlet: loaded by the first generator
+
         it, body = self.expr(node.iter), self.block(node.body)
         orelse = self.block(node.orelse) if node.orelse else None
         pos, note = _pos(node), tracebacks.note
@@ -605,7 +612,13 @@ class StmtCompiler(CompilerBase):
         mgr_ev = self.expr(item.context_expr)
         store = self.store(item.optional_vars) if item.optional_vars is not None else None
         enter_name, exit_name = ("__aenter__", "__aexit__") if is_async else ("__enter__", "__exit__")
-        wait = generators.await_value if is_async else (lambda v: v)
+        wait: Callable[[Any], Any]
+        if is_async:
+            from safe_eval.interpreter import generators
+
+            wait = generators.await_value
+        else:
+            wait = _identity
 
         def with_(f: Frame) -> Any:
             mgr = mgr_ev(f)

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from safe_eval.context import current_context
-from safe_eval.interpreter import classes, generators, tracebacks
+from safe_eval.interpreter import classes, tracebacks
 from safe_eval.interpreter.compile_expr import ExprCompiler
 from safe_eval.interpreter.compile_match import MatchCompiler
 from safe_eval.interpreter.compile_stmt import StmtCompiler, annotation_text
@@ -271,6 +271,8 @@ class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
         is_async = scope.is_async
         first_async = node.generators[0].is_async
         agen_body: Any = None
+        if kind is ast.GeneratorExp or is_async or any(g.is_async for g in node.generators):
+            from safe_eval.interpreter import generators  # greenlet: loaded by the first generator
         if kind is ast.GeneratorExp:
             info = CodeInfo("<genexpr>", "<genexpr>", self.filename, self.lines)
             yield_ = generators.yield_async if is_async else generators.yield_value
@@ -336,6 +338,8 @@ class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
         conds = [self.expr(c) for c in g.ifs]
         get_iter: Callable[[Frame], Any]
         if g.is_async:
+            from safe_eval.interpreter import generators
+
             aiter = generators.async_iterate
 
             def get_iter(fr: Frame) -> Any:

@@ -18,10 +18,15 @@ from greenlet import GreenletExit, getcurrent, greenlet
 
 from safe_eval.context import RunContext, activate, current_context
 from safe_eval.errors import SafeEvalError
+from safe_eval.interpreter import compile_stmt as _compile_stmt
 from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.marks import mark
 from safe_eval.interpreter.runtime import Frame
 from safe_eval.interpreter.tracebacks import CodeInfo
+
+# greenlet is loaded with this module (the first generator, coroutine or async construct):
+# from now on a guest ``except`` must not catch GreenletExit (see compile_stmt._NOT_CATCHABLE)
+_compile_stmt._NOT_CATCHABLE = (SafeEvalError, GreenletExit)
 
 __all__ = [
     "GuestAsyncGenerator", "GuestCoroutine", "GuestGenerator", "async_iterate", "await_value",

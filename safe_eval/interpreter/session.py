@@ -12,9 +12,6 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from greenlet import GreenletExit
-from greenlet import error as GreenletError
-
 from safe_eval import context
 from safe_eval.context import RunContext
 from safe_eval.errors import GuestError, InternalError, MemoryLimit, RecursionLimit, SafeEvalError
@@ -47,7 +44,12 @@ def run_guarded(
     if (threading.get_ident() != _MAIN_IDENT and needs_big_stack_thread()
             and threading.current_thread().name != BIG_STACK_THREAD):
         return call_with_stack(run_guarded, ctx, fn, *args, stack_bytes=stack_for(memory))
-    global _stack_ready_for
+    global _stack_ready_for, _greenlet_pending
+    if _greenlet_pending and "greenlet" in sys.modules:
+        # the host loaded greenlet (e.g. gevent): GreenletExit may cross guest code from now on
+        from safe_eval.interpreter import generators  # noqa: F401  (marks it uncatchable)
+
+        _greenlet_pending = False
     if memory != _stack_ready_for:  # the rlimit raise is kept for the process: once per limit
         ensure_main_thread_stack(stack_for(memory))
         _stack_ready_for = memory
@@ -83,6 +85,7 @@ def run_guarded(
 
 # the memory limit the main thread's stack was last made ready for (ensure_main_thread_stack)
 _stack_ready_for = -1
+_greenlet_pending = True
 # Only a shortcut: any other id is decided by needs_big_stack_thread() as before (after a
 # fork the child's only thread may have another id; it then takes the general test).
 _MAIN_IDENT = threading.main_thread().ident
@@ -116,7 +119,8 @@ def _message(e: BaseException) -> str:
 def to_api_error(e: BaseException) -> BaseException:
     if isinstance(e, SafeEvalError):
         return e
-    if isinstance(e, (GreenletExit, GreenletError)):
+    gl = sys.modules.get("greenlet")  # greenlet is imported with the first guest generator
+    if gl is not None and isinstance(e, (gl.GreenletExit, gl.error)):
         return InternalError(f"interpreter error: {type(e).__name__}: {e}")
     if not guest_raised(e):
         if isinstance(e, KeyboardInterrupt):
