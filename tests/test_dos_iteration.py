@@ -125,3 +125,32 @@ def test_print_is_sized_before_joining(code: str) -> None:
     with pytest.raises(OutputLimit):
         safe_eval(code, {})
     assert time.monotonic() - start < 1.0
+
+
+BIG_OUTPUT = {
+    "template_substitute": "import string\nstring.Template('$a' * 10**6).substitute(a='x' * 1000)",
+    "textwrap_fill": "import textwrap\ntextwrap.fill('a ' * 10**7, width=10)",
+    "base64_encode": "import base64\nbase64.b64encode(b'a' * 2 * 10**8)",
+    "json_dumps": "import json\njson.dumps([[0] * 1000] * 60000)",
+    "json_loads": "import json\njson.loads('[' + '0,' * (5 * 10**7) + '0]')",
+}
+
+
+@pytest.mark.parametrize("code", list(BIG_OUTPUT.values()), ids=list(BIG_OUTPUT))
+def test_one_call_big_results_are_sized_first(code: str) -> None:
+    start = time.monotonic()
+    with pytest.raises(LimitExceeded):
+        safe_eval(code, {})
+    assert time.monotonic() - start < 4.0
+
+
+TEXT_USES = [
+    "import json\n(json.dumps({'a': [1, 2.5, None, True, 'é']}, sort_keys=True, indent=2), json.dumps([1, 2], separators=(',', ':')), json.dumps('x'), json.dumps({1: float('inf')}), json.loads('[1, {\"a\": null}]'))",
+    "import string\n(string.Template('$who $x').substitute({'who': 'a'}, x=1), string.Template('$who').safe_substitute())",
+    "import textwrap, base64\n(textwrap.fill('hello world ' * 3, width=12), textwrap.dedent('  a\\n  b'), base64.b64encode(b'hi'), base64.b64decode('aGk='))",
+]
+
+
+@pytest.mark.parametrize("code", TEXT_USES)
+def test_sized_text_functions_keep_their_results(code: str) -> None:
+    assert safe_eval(code, {}) == _exec(code)
