@@ -32,8 +32,10 @@ class GuestNamespace:
         self.g: dict[str, Any] = {}
         self.pairs: dict[str, tuple[Any, Any]] = {}
 
-    def sync_in(self, enter: Callable[[Any, Any], Any], policy: Any) -> None:
-        """Enter (``enter(value, policy)``) what ``env`` holds that the guest side lacks."""
+    def sync_in(self, enter: Callable[..., Any], policy: Any) -> None:
+        """Enter (``enter(value, policy, name=key)``) what ``env`` holds that the guest side
+        lacks. The key is the name a callable is a tool under: policy rules name env keys, not
+        the function's own ``__name__``."""
         env, g, pairs = self.env, self.g, self.pairs
         if env is None:
             return
@@ -43,7 +45,7 @@ class GuestNamespace:
             known = pairs.get(k)
             if known is not None and known[0] is v and g.get(k, _MISSING) is known[1]:
                 continue
-            entered = enter(v, policy)
+            entered = enter(v, policy, name=k)
             g[k] = entered
             pairs[k] = (v, entered)
         if len(pairs) > len(env):
