@@ -142,6 +142,8 @@ def make_cases(quick: bool = False) -> list[Case]:
              "-", loop_src, base="loop"),
         Case("check", "check", "static check of the 30-line function (CPython: compile())",
              "< 1 ms", LLM_FUNCTION, unique=True, max_seconds=0.001),
+        Case("parse-bomb", "check", "static check of a 45,000-term `1+1+...` chain (refused as too deep)",
+             "< 100 ms", "1+" * 45_000 + "1", unique=True, max_seconds=0.1),
         Case("policy-decide", "decide", "one tool-call decision against 20 rules", "< 5 µs",
              max_seconds=5e-6, extra={"tool": "lookup", "args": (7,)}),
     ]

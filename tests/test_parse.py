@@ -76,7 +76,7 @@ BOMBS = [
 ]
 
 
-# How fast a bomb is refused is a benchmark figure (benchmarks/, "parse-bombs"), not a timed
+# How fast a bomb is refused is a benchmark figure (`python -m benchmarks --cases parse-bomb`), not a timed
 # test; the per-test timeout only catches a hang.
 @pytest.mark.timeout(10)
 @pytest.mark.parametrize("code", BOMBS)
