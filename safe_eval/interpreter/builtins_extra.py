@@ -6,11 +6,14 @@ zero-argument form); ``print`` writes to the running budget's captured output.
 
 from __future__ import annotations
 
+from types import MethodType
 from typing import Any
 
 from safe_eval import membrane
 from safe_eval.context import current_context
+from safe_eval.interpreter.hostbases import consumed
 from safe_eval.interpreter.marks import is_guest_object, is_guest_type
+from safe_eval.limits.iteration import consume
 from safe_eval.membrane.dunders import DEFINABLE_DUNDERS
 
 __all__ = ["BUILTINS", "HOST_SUPER", "guest_print", "super_attr"]
@@ -47,8 +50,25 @@ def super_attr(obj: super, name: str) -> Any:
         attr = getattr(obj, name)
         if name in ("__setattr__", "__delattr__"):
             return _dunder_guard(attr)
+        return consuming(attr)
+    return consuming(membrane.get_attr(obj, name))
+
+
+def consuming(attr: Any) -> Any:
+    """A host method reached through ``super()`` from a guest subclass of a host container
+    (``super().__init__(it)``, ``super().update(it)``) may loop in C over its arguments: the
+    guest gets it with every argument paid for (``limits.iteration.consume``). Guest methods
+    and non-callables come back as they are."""
+    if not callable(attr) or isinstance(attr, type):
         return attr
-    return membrane.get_attr(obj, name)
+    if type(attr) is MethodType and is_guest_object(attr.__func__):
+        return attr
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return attr(*consumed(args), **{k: consume(v) for k, v in kwargs.items()})
+
+    call.__name__ = call.__qualname__ = getattr(attr, "__name__", "method")
+    return call
 
 
 def _dunder_guard(fn: Any) -> Any:

@@ -14,6 +14,7 @@ from safe_eval.errors import InternalError, PolicyViolation
 from safe_eval.interpreter.builtins_extra import BUILTINS, super_attr
 from safe_eval.interpreter.compile_base import CompilerBase
 from safe_eval.interpreter.functions import Function
+from safe_eval.interpreter.hostbases import builds_on_host_class, consumed
 from safe_eval.interpreter.runtime import UNBOUND, Frame
 from safe_eval.interpreter.scopes import CELL, CLASSDEREF, FAST, GLOBAL, NAME
 from safe_eval.interpreter.specialize import CONST as CONST_OPERAND
@@ -27,6 +28,7 @@ from safe_eval.interpreter.specialize import (
     compare_closure,
 )
 from safe_eval.limits.guards import GUARDED_CONSTRUCTORS
+from safe_eval.limits.iteration import consume
 from safe_eval.limits.operators import guarded_binop, guarded_contains
 
 __all__ = ["ExprCompiler"]
@@ -84,7 +86,15 @@ def call_value(b: Any, fn: Any, args: Any, kwargs: dict[str, Any] | None = None)
         b.refuel()
     if t is type:
         # builtin types stay real types for the guest; calling one allocates: guarded
-        fn = GUARDED_CONSTRUCTORS.get(fn, fn)
+        guarded = GUARDED_CONSTRUCTORS.get(fn)
+        if guarded is not None:
+            fn = guarded
+        elif builds_on_host_class(fn):
+            # a guest subclass of a host container inherits a constructor that loops in C
+            # over its arguments (``class L(list)``, ``class C(Counter)``): pay for them
+            args = consumed(args)
+            if kwargs:
+                kwargs = {k: consume(v) for k, v in kwargs.items()}
     if kwargs:
         return fn(*args, **kwargs)
     return fn(*args)
