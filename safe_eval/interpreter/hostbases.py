@@ -17,18 +17,27 @@ from safe_eval.limits.iteration import consume
 
 __all__ = ["builds_on_host_class", "consumed"]
 
-_cache: weakref.WeakKeyDictionary[type, bool] = weakref.WeakKeyDictionary()
+# Host types (``range``, ``int`` ... called on every loop) are answered from a plain dict, one
+# lookup; guest classes, created per evaluation, from a weak one so they can be collected.
+_host_types: dict[type, bool] = {}
+_guest_types: weakref.WeakKeyDictionary[type, bool] = weakref.WeakKeyDictionary()
 
 
 def builds_on_host_class(cls: type) -> bool:
     """True for a guest class with a host base other than ``object`` or an exception class."""
-    known = _cache.get(cls)
+    known = _host_types.get(cls)
+    if known is not None:
+        return known
+    if not is_guest_type(cls):
+        _host_types[cls] = False
+        return False
+    known = _guest_types.get(cls)
     if known is None:
-        known = is_guest_type(cls) and any(
+        known = any(
             base is not object and not is_guest_type(base) and not issubclass(base, BaseException)
             for base in cls.__mro__[1:]
         )
-        _cache[cls] = known
+        _guest_types[cls] = known
     return known
 
 
