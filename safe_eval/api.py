@@ -16,10 +16,10 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from safe_eval import membrane
+from safe_eval._record import Frozen, Record
 from safe_eval.context import RunContext
 from safe_eval.errors import GuestError
 from safe_eval.interpreter.compiler import CompiledModule, compile_module
@@ -36,14 +36,24 @@ LimitsLike = Limits | Mapping[str, Any] | None
 _NO_NAMES: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True, slots=True)
-class Result:
-    """One evaluation: the value, the captured ``print`` output, operations and seconds used."""
+class Result(Frozen, Record):
+    """One evaluation: the value, the captured ``print`` output, operations and seconds used.
+    A frozen value (a plain class, not a dataclass: see ``safe_eval._record``)."""
+
+    __slots__ = ("value", "stdout", "ops", "seconds")
+    _fields = __slots__
+    __match_args__ = ("value", "stdout", "ops", "seconds")
 
     value: Any
     stdout: str
     ops: int
     seconds: float
+
+    def __init__(self, value: Any, stdout: str, ops: int, seconds: float) -> None:
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "stdout", stdout)
+        object.__setattr__(self, "ops", ops)
+        object.__setattr__(self, "seconds", seconds)
 
 
 class Evaluator:

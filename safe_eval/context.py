@@ -11,8 +11,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from safe_eval._record import Shown
 
 if TYPE_CHECKING:
     from safe_eval.limits.budget import Budget
@@ -21,17 +22,30 @@ if TYPE_CHECKING:
 __all__ = ["RunContext", "activate", "current_context"]
 
 
-@dataclass(eq=False)
-class RunContext:
-    budget: Budget
-    policy: Policy
-    # called with one event per tool call: (tool name, args, kwargs, decision)
-    audit: Callable[..., Any] | None = None
-    # runs guest ``eval``/``exec`` strings through the whole pipeline under this context:
-    # run_nested(source: str, mode: "eval" | "exec", globals: dict | None) -> Any
-    run_nested: Callable[..., Any] | None = None
-    filename: str = "<safe-eval>"
-    extra: dict[str, Any] = field(default_factory=dict)
+class RunContext(Shown):
+    """Mutable, compared by identity (a plain class, not a dataclass: see ``safe_eval._record``)."""
+
+    _fields = ("budget", "policy", "audit", "run_nested", "filename", "extra")
+    __match_args__ = ("budget", "policy", "audit", "run_nested", "filename", "extra")
+
+    def __init__(
+        self,
+        budget: Budget,
+        policy: Policy,
+        # called with one event per tool call: (tool name, args, kwargs, decision)
+        audit: Callable[..., Any] | None = None,
+        # runs guest ``eval``/``exec`` strings through the whole pipeline under this context:
+        # run_nested(source: str, mode: "eval" | "exec", globals: dict | None) -> Any
+        run_nested: Callable[..., Any] | None = None,
+        filename: str = "<safe-eval>",
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        self.budget = budget
+        self.policy = policy
+        self.audit = audit
+        self.run_nested = run_nested
+        self.filename = filename
+        self.extra: dict[str, Any] = {} if extra is None else extra
 
 
 _local = threading.local()

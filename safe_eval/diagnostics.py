@@ -8,17 +8,22 @@ a 1-based span and a hint saying what to do instead.
 from __future__ import annotations
 
 import ast
-from dataclasses import asdict, dataclass
 from typing import Any, Literal
+
+from safe_eval._record import Frozen, Record
 
 __all__ = ["Diagnostic", "Stage", "span_of"]
 
 Stage = Literal["parse", "scrub", "restrict", "policy", "runtime"]
 
 
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
-    """One violation. Lines and columns are 1-based; ``end_col`` is exclusive."""
+class Diagnostic(Frozen, Record):
+    """One violation. Lines and columns are 1-based; ``end_col`` is exclusive. A frozen,
+    hashable value (a plain class, not a dataclass: see ``safe_eval._record``)."""
+
+    __slots__ = ("code", "name", "message", "line", "col", "end_line", "end_col", "stage", "hint")
+    _fields = __slots__
+    __match_args__ = ("code", "name", "message", "line", "col", "end_line", "end_col", "stage", "hint")
 
     code: str
     name: str
@@ -28,10 +33,23 @@ class Diagnostic:
     end_line: int
     end_col: int
     stage: Stage
-    hint: str = ""
+    hint: str
+
+    def __init__(self, code: str, name: str, message: str, line: int, col: int, end_line: int,
+                 end_col: int, stage: Stage, hint: str = "") -> None:
+        setattr_ = object.__setattr__
+        setattr_(self, "code", code)
+        setattr_(self, "name", name)
+        setattr_(self, "message", message)
+        setattr_(self, "line", line)
+        setattr_(self, "col", col)
+        setattr_(self, "end_line", end_line)
+        setattr_(self, "end_col", end_col)
+        setattr_(self, "stage", stage)
+        setattr_(self, "hint", hint)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {name: getattr(self, name) for name in self._fields}
 
     def render(self, source: str = "", filename: str = "<safe-eval>") -> str:
         """``file:line:col: CODE [name] message``, the source line, a caret span and the hint."""

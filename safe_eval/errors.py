@@ -28,8 +28,9 @@ Every error renders for people (``str(err)``: message, source line, caret) and f
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from safe_eval._record import Frozen, Record
 
 if TYPE_CHECKING:
     from safe_eval.diagnostics import Diagnostic
@@ -54,15 +55,27 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class GuestFrame:
-    """One frame of a guest traceback: where in the guest source an exception passed."""
+class GuestFrame(Frozen, Record):
+    """One frame of a guest traceback: where in the guest source an exception passed. A
+    frozen, hashable value (a plain class, not a dataclass: see ``safe_eval._record``)."""
+
+    __slots__ = ("filename", "line", "col", "name", "source_line")
+    _fields = __slots__
+    __match_args__ = ("filename", "line", "col", "name", "source_line")
 
     filename: str
     line: int
     col: int
     name: str
-    source_line: str = ""
+    source_line: str
+
+    def __init__(self, filename: str, line: int, col: int, name: str, source_line: str = "") -> None:
+        setattr_ = object.__setattr__
+        setattr_(self, "filename", filename)
+        setattr_(self, "line", line)
+        setattr_(self, "col", col)
+        setattr_(self, "name", name)
+        setattr_(self, "source_line", source_line)
 
     def to_dict(self) -> dict[str, Any]:
         return {

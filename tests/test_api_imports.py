@@ -1,6 +1,7 @@
 """Cold start: a fresh process that evaluates one expression under the default policy must not
 import the heavy optional dependencies (lark parses policy text, typeguard checks decoded
-callables and type conditions: neither is needed for ``1 + 1``)."""
+callables and type conditions: neither is needed for ``1 + 1``), nor the stdlib modules the
+first evaluation can do without (dataclasses and inspect, decimal and fractions)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 
 HEAVY = ("lark", "typeguard", "unittest", "asyncio", "difflib", "ctypes", "greenlet", "safe_eval.policy.dsl",
          "safe_eval.policy.conditions", "safe_eval.policy.rules", "safe_eval.policy.enforce",
-         "safe_eval.checking", "importlib.resources")
+         "safe_eval.checking", "importlib.resources", "dataclasses", "inspect", "decimal", "fractions")
 
 
 def _modules_after(snippet: str) -> set[str]:
@@ -34,6 +35,10 @@ def test_first_evaluation_imports_no_heavy_module() -> None:
     ("from safe_eval.policy import allow; allow('search')", "safe_eval.policy.rules"),
     ("import safe_eval; safe_eval.safe_eval('f(1)', {'f': abs})", "safe_eval.policy.enforce"),
     ("import safe_eval; safe_eval.safe_eval('sum(x for x in range(3))')", "greenlet"),
+    ("import safe_eval; safe_eval.safe_eval('import decimal')", "decimal"),
+    ("import safe_eval; safe_eval.safe_eval('len(xs)', {'xs': [1]})", "fractions"),
+    ("import safe_eval; safe_eval.safe_eval('f(1)', {'f': abs})", "inspect"),
+    ("import safe_eval; safe_eval.safe_eval('def f(a): pass\\nf').__signature__", "inspect"),
 ])
 def test_lazy_modules_load_when_used(snippet: str, needed: str) -> None:
     assert needed in _modules_after(snippet)
@@ -47,6 +52,18 @@ def test_greenlet_exit_is_never_catchable_once_greenlet_is_loaded(snippet: str) 
     code = (f"{snippet}\nfrom safe_eval.interpreter.compile_stmt import _NOT_CATCHABLE\n"
             "import greenlet\nassert greenlet.GreenletExit in _NOT_CATCHABLE, _NOT_CATCHABLE")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+@pytest.mark.parametrize("prelude", ["", "import decimal\n"])
+def test_decimal_guards_hold_when_decimal_is_loaded_after_safe_eval(prelude: str) -> None:
+    # lazy: decimal first imported by the host after safe_eval (the membrane registers
+    # Decimal's guarded methods when the value crosses); eager: imported before safe_eval
+    code = (f"{prelude}import safe_eval\nfrom decimal import Decimal\nfrom safe_eval.errors import TimeLimit\n"
+            "try:\n    safe_eval.safe_eval('d.as_integer_ratio()', {'d': Decimal('1E+999999')})\n"
+            "except TimeLimit:\n    print('refused')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         check=True).stdout
+    assert out.strip() == "refused"
 
 
 _TABLE = """

@@ -7,16 +7,19 @@ starts a fresh one under the policy and limits the function was defined with.
 
 from __future__ import annotations
 
-import inspect
 import types
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from safe_eval.context import current_context
 from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.marks import mark
 from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
 from safe_eval.interpreter.tracebacks import CodeInfo
+
+# inspect (about 5 ms to import) is loaded when a signature is asked for, not at cold start
+if TYPE_CHECKING:
+    import inspect
 
 __all__ = ["FuncCode", "Function", "Origin"]
 
@@ -387,6 +390,8 @@ def _missing(name: str, missing: list[str], kind: str) -> None:
 
 def signature_of(fn: Function) -> inspect.Signature:
     """A real ``inspect.Signature`` (names, defaults, kinds) built from the compiled code."""
+    import inspect
+
     P = inspect.Parameter
     code = fn.code
     params: list[inspect.Parameter] = []

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import sys
+from functools import cache
 from typing import Any
 
 __all__ = [
@@ -85,8 +86,11 @@ def seq_item_size(seq: Any) -> int:
     return 8  # list/tuple: one pointer per element (the elements are shared)
 
 
-# printf-style conversions: %[(key)][flags][width][.precision]type
-_PERCENT = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?([diouxXeEfFgGcrsa%])")
+# printf-style conversions: %[(key)][flags][width][.precision]type (compiled at first use:
+# compiling at import is cold-start time)
+@cache
+def _percent() -> re.Pattern[str]:
+    return re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?([diouxXeEfFgGcrsa%])")
 
 
 def percent_format_width(template: str | bytes, args: Any) -> int:
@@ -97,7 +101,7 @@ def percent_format_width(template: str | bytes, args: Any) -> int:
         return 0
     total = 0
     star = False
-    for width, precision, _conv in _PERCENT.findall(text):
+    for width, precision, _conv in _percent().findall(text):
         for part in (width, precision):
             if part == "*":
                 star = True
@@ -110,14 +114,16 @@ def percent_format_width(template: str | bytes, args: Any) -> int:
 
 
 # format spec mini-language: [[fill]align][sign][z][#][0][width][grouping][.precision][type]
-_SPEC = re.compile(r"^(?:.?[<>=^])?[-+ ]?z?#?0?(\d*)[,_]?(?:\.(\d+))?")
+@cache
+def _spec() -> re.Pattern[str]:
+    return re.compile(r"^(?:.?[<>=^])?[-+ ]?z?#?0?(\d*)[,_]?(?:\.(\d+))?")
 
 
 def format_spec_width(spec: str) -> int:
     """The width plus precision a ``format()`` spec asks for (0 when none)."""
     if not spec:
         return 0
-    m = _SPEC.match(spec)
+    m = _spec().match(spec)
     if m is None:
         return 0
     total = 0

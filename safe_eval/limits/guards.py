@@ -44,14 +44,13 @@ from __future__ import annotations
 
 import ast
 import builtins
-import decimal
 import itertools
 import math
 import operator
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from functools import wraps
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from safe_eval.errors import RecursionLimit
 from safe_eval.limits.budget import Budget, current_or_default
@@ -67,6 +66,11 @@ from safe_eval.limits.iteration import g_iter, lazy_adapter, range_contains
 from safe_eval.limits.numbers import check_operands, check_to_int, gcd_ns
 from safe_eval.limits.operators import _mul_slow, counting, guarded_binop
 
+# decimal (about 3 ms to import) is loaded with the membrane's stdlib types: see
+# ``stdlib_guarded_methods``
+if TYPE_CHECKING:
+    import decimal
+
 __all__ = [
     "GUARDED_BUILTINS",
     "GUARDED_CONSTRUCTORS",
@@ -76,6 +80,7 @@ __all__ = [
     "check_format_spec",
     "prepare",
     "recursion_guard",
+    "stdlib_guarded_methods",
 ]
 
 # Highest host recursion limit at which CPython's C-level recursion (repr, ==, hash, json,
@@ -483,8 +488,16 @@ GUARDED_METHODS: dict[type, dict[str, Callable[..., Any]]] = {
     dict: {"update": _dict_update, "fromkeys": _fromkeys},
     int: {"to_bytes": _to_bytes},
     range: {"count": _range_count, "index": _range_index},
-    decimal.Decimal: {"as_integer_ratio": _as_integer_ratio},
 }
+
+
+def stdlib_guarded_methods() -> dict[type, dict[str, Callable[..., Any]]]:
+    """``GUARDED_METHODS``' entries for the types of stdlib modules the cold start does not
+    import (``decimal.Decimal``). The membrane registers them, importing the modules, before
+    any of those types can reach guest code (``allowlists.ensure_stdlib_types``)."""
+    import decimal
+
+    return {decimal.Decimal: {"as_integer_ratio": _as_integer_ratio}}
 
 
 # -- math ----------------------------------------------------------------------------------

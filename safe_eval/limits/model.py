@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields, replace
 from typing import Any
+
+from safe_eval._record import Frozen, Record
 
 __all__ = ["Limits"]
 
@@ -18,23 +19,36 @@ _UNITS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Limits:
+class Limits(Frozen, Record):
     """Time in seconds (wall clock), ops as a deterministic count, memory and output in bytes,
     recursion in guest frames. ``None`` on a field of an override means "keep the base value".
 
     Every field must be a positive number (``time`` may be a float, the rest are ints); a bad
-    value raises ``TypeError``/``ValueError`` naming the field, at construction."""
+    value raises ``TypeError``/``ValueError`` naming the field, at construction.
 
-    time: float = 2.0
-    ops: int = 10_000_000
-    memory: int = 256 * 1024 * 1024
-    recursion: int = 200
-    output: int = 64 * 1024
+    A frozen, hashable value (a plain class, not a dataclass: see ``safe_eval._record``)."""
 
-    def __post_init__(self) -> None:
-        for f in fields(self):
-            _validate(f.name, getattr(self, f.name))
+    __slots__ = ("time", "ops", "memory", "recursion", "output")
+    _fields = ("time", "ops", "memory", "recursion", "output")
+    __match_args__ = ("time", "ops", "memory", "recursion", "output")
+
+    time: float
+    ops: int
+    memory: int
+    recursion: int
+    output: int
+
+    def __init__(
+        self,
+        time: float = 2.0,
+        ops: int = 10_000_000,
+        memory: int = 256 * 1024 * 1024,
+        recursion: int = 200,
+        output: int = 64 * 1024,
+    ) -> None:
+        for name, value in zip(self._fields, (time, ops, memory, recursion, output), strict=True):
+            _validate(name, value)
+            object.__setattr__(self, name, value)
 
     def merged(self, override: Limits | dict[str, Any] | None) -> Limits:
         """This limits object with the fields of ``override`` that are set replacing ours."""
@@ -45,7 +59,9 @@ class Limits:
         unknown = sorted(set(override) - set(_UNITS))
         if unknown:
             raise TypeError(f"unknown limit(s) {', '.join(unknown)}; known: {', '.join(_UNITS)}")
-        return replace(self, **{k: v for k, v in override.items() if v is not None})
+        values: dict[str, Any] = self.to_dict()
+        values.update({k: v for k, v in override.items() if v is not None})
+        return Limits(**values)
 
     @classmethod
     def off(cls) -> Limits:
@@ -54,7 +70,7 @@ class Limits:
         return cls(time=1e9, ops=10**18, memory=2**62, output=2**62)
 
     def to_dict(self) -> dict[str, float | int]:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+        return {name: getattr(self, name) for name in self._fields}
 
 
 def _validate(name: str, value: object) -> None:

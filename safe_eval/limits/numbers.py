@@ -17,8 +17,7 @@ same for an exact conversion to int. Operands of every other type cost nothing h
 
 from __future__ import annotations
 
-import decimal
-import fractions
+import sys
 from typing import Any
 
 from safe_eval.limits.budget import current_or_default
@@ -26,8 +25,26 @@ from safe_eval.limits.estimates import int_bytes, int_mul_ns, int_pow_bits, int_
 
 __all__ = ["check_operands", "check_to_int", "exact_bits", "gcd_ns"]
 
-_Fraction = fractions.Fraction
-_Decimal = decimal.Decimal
+
+class _Absent:
+    """Stands for Fraction/Decimal while their module is not loaded: nothing is an instance."""
+
+
+def _fraction() -> Any:
+    # Looked up, not imported (fractions and decimal cost about 4 ms of a cold start): a value
+    # can only be a Fraction once ``fractions`` is in sys.modules, and likewise for Decimal.
+    module = sys.modules.get("fractions")
+    return getattr(module, "Fraction", _Absent) if module is not None else _Absent
+
+
+def _decimal() -> Any:
+    module = sys.modules.get("decimal")
+    return getattr(module, "Decimal", _Absent) if module is not None else _Absent
+
+
+# int, float, complex, bool, str...: never a Fraction or Decimal (the common case, decided
+# without a lookup)
+_PLAIN = frozenset({int, float, complex, bool, str, bytes, list, tuple, dict, set, frozenset, type(None)})
 
 # Below this many bits the gcds and products of one operation cost microseconds: not checked.
 _FREE_BITS = 4096
@@ -42,16 +59,18 @@ def gcd_ns(bits: int) -> float:
 
 def exact_bits(x: Any) -> int:
     """Bits of the largest int term of a Fraction (0 for other types)."""
-    if isinstance(x, _Fraction):
-        return max(x.numerator.bit_length(), x.denominator.bit_length())
+    if type(x) not in _PLAIN and isinstance(x, _fraction()):
+        bits: int = max(x.numerator.bit_length(), x.denominator.bit_length())
+        return bits
     return 0
 
 
 def _decimal_int_digits(x: Any) -> int:
     """Decimal digits of ``x`` as an exact int (0 for non-finite or small values)."""
-    if type(x) is not _Decimal or not x.is_finite():
+    if type(x) in _PLAIN or type(x) is not _decimal() or not x.is_finite():
         return 0
-    return max(0, x.adjusted() + 1)
+    digits: int = max(0, x.adjusted() + 1)
+    return digits
 
 
 def check_to_int(x: Any) -> None:
@@ -71,7 +90,10 @@ def _int_to_decimal(x: Any) -> None:
 def check_operands(a: Any, b: Any, pow_: bool = False) -> None:
     """Charge one binary operation between ``a`` and ``b`` when either is a Fraction or a
     Decimal (no-op otherwise)."""
-    fa, fb = isinstance(a, _Fraction), isinstance(b, _Fraction)
+    if type(a) in _PLAIN and type(b) in _PLAIN:
+        return
+    fraction = _fraction()
+    fa, fb = isinstance(a, fraction), isinstance(b, fraction)
     if fa or fb:
         if pow_:
             _check_fraction_pow(a, b)
@@ -84,16 +106,17 @@ def check_operands(a: Any, b: Any, pow_: bool = False) -> None:
             budget.check_alloc(int_bytes(2 * bits))
             budget.check_work(2 * gcd_ns(bits) + 2 * int_mul_ns(bits, bits))
         return
-    if type(a) is _Decimal:
+    decimal = _decimal()
+    if type(a) is decimal:
         _int_to_decimal(b)
-    elif type(b) is _Decimal:
+    elif type(b) is decimal:
         _int_to_decimal(a)
 
 
 def _exponent(e: Any) -> int | None:
     if type(e) is int:
         return e
-    if isinstance(e, _Fraction) and e.denominator == 1:
+    if isinstance(e, _fraction()) and e.denominator == 1:
         return int(e.numerator)
     return None
 
@@ -103,7 +126,7 @@ def _check_fraction_pow(a: Any, b: Any) -> None:
     if e is None:
         return  # a fractional exponent makes a float (or complex): fixed size
     e = abs(e)
-    if isinstance(a, _Fraction):
+    if isinstance(a, _fraction()):
         terms = (a.numerator, a.denominator)
     elif type(a) is int:
         terms = (a, 1)

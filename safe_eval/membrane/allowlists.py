@@ -14,7 +14,7 @@ import functools
 import re
 import sys
 import types
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from safe_eval.membrane.dunders import DEFINABLE_DUNDERS
 
@@ -31,6 +31,7 @@ __all__ = [
     "ensure_stdlib_types",
     "is_dangerous_module",
     "names_for",
+    "when_stdlib_types_registered",
 ]
 
 # Marker: every public (non-underscore) attribute of the type is readable.
@@ -129,6 +130,18 @@ _STDLIB_TYPES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("uuid", ("UUID",)),
 )
 _stdlib_pending = True
+# run by ensure_stdlib_types before the types are registered (readable): attributes.py adds the
+# guarded methods of these types (``Decimal.as_integer_ratio``) here
+_stdlib_hooks: list[Callable[[], None]] = []
+
+
+def when_stdlib_types_registered(hook: Callable[[], None]) -> None:
+    """Run ``hook`` once the stdlib types are about to be registered (now if they are), before
+    any of them is readable by the guest."""
+    if _stdlib_pending:
+        _stdlib_hooks.append(hook)
+    else:
+        hook()
 
 
 def ensure_stdlib_types() -> None:
@@ -139,8 +152,10 @@ def ensure_stdlib_types() -> None:
     import importlib
 
     _stdlib_pending = False
-    for module_name, names in _STDLIB_TYPES:
-        module = importlib.import_module(module_name)
+    modules = [importlib.import_module(module_name) for module_name, _ in _STDLIB_TYPES]
+    for hook in _stdlib_hooks:
+        hook()
+    for module, (_, names) in zip(modules, _STDLIB_TYPES, strict=True):
         for name in names:
             t = getattr(module, name)
             if t not in HOST_TYPE_NAMES:  # a curated module's narrower entry stays

@@ -28,7 +28,7 @@ import unicodedata
 from typing import Any
 
 from safe_eval.interpreter.marks import MARK, TOKEN
-from safe_eval.limits.guards import GUARDED_METHODS
+from safe_eval.limits.guards import GUARDED_METHODS, stdlib_guarded_methods
 from safe_eval.membrane.allowlists import (
     ALL_PUBLIC,
     CONDITIONAL_DUNDERS,
@@ -44,6 +44,7 @@ from safe_eval.membrane.allowlists import (
     PLAIN_SCALARS,
     TYPE_DUNDERS,
     is_dangerous_module,
+    when_stdlib_types_registered,
 )
 from safe_eval.membrane.dunders import DEFINABLE_DUNDERS, FORBIDDEN_DUNDERS
 from safe_eval.membrane.formatter import safe_format, safe_format_map
@@ -447,6 +448,15 @@ def register_guarded_methods(owner: type, table: dict[str, Any]) -> None:
     as ``deque.extend``), with ``GUARDED_METHODS``' calling convention ``fn(self, *args)``."""
     _GUARDED.setdefault(owner, {}).update(table)
     _PUBLIC.clear()  # decisions cached before the registration would bypass it
+
+
+def _guard_stdlib_types() -> None:
+    # decimal.Decimal's guards: registered (importing decimal) before the type is readable
+    for owner, table in stdlib_guarded_methods().items():
+        register_guarded_methods(owner, table)
+
+
+when_stdlib_types_registered(_guard_stdlib_types)
 
 
 def _guarded_method(owner: type, name: str) -> Any:

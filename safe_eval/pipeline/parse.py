@@ -37,39 +37,57 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
 from typing import Any
 
+from safe_eval._record import Frozen, Record, Shown
 from safe_eval.diagnostics import Diagnostic
 
 __all__ = ["DEFAULT_PARSE_LIMITS", "ParseLimits", "Parsed", "decode_source", "parse", "walk_nodes"]
 
 
-@dataclass(frozen=True, slots=True)
-class ParseLimits:
+class ParseLimits(Frozen, Record):
     """Static size limits. Defaults are far above LLM-written code (HumanEval's largest
-    solution: 2 KB, depth 20, 218 nodes) and low enough that a bomb is refused in < 100 ms."""
+    solution: 2 KB, depth 20, 218 nodes) and low enough that a bomb is refused in < 100 ms.
+    A frozen, hashable value (a plain class, not a dataclass: see ``safe_eval._record``)."""
 
-    max_chars: int = 100_000
-    max_depth: int = 100
-    max_nodes: int = 50_000
+    __slots__ = ("max_chars", "max_depth", "max_nodes")
+    _fields = __slots__
+    __match_args__ = ("max_chars", "max_depth", "max_nodes")
+
+    max_chars: int
+    max_depth: int
+    max_nodes: int
+
+    def __init__(self, max_chars: int = 100_000, max_depth: int = 100, max_nodes: int = 50_000) -> None:
+        object.__setattr__(self, "max_chars", max_chars)
+        object.__setattr__(self, "max_depth", max_depth)
+        object.__setattr__(self, "max_nodes", max_nodes)
 
 
 DEFAULT_PARSE_LIMITS = ParseLimits()
 _UNLIMITED = ParseLimits(max_chars=2**62, max_depth=2**62, max_nodes=2**62)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class Parsed:
+class Parsed(Frozen, Shown):
     """A parsed module: the text, its tree and every node in pre-order (operator and
-    expression-context singletons left out)."""
+    expression-context singletons left out). Frozen, compared by identity."""
+
+    __slots__ = ("source", "tree", "nodes")
+    _fields = __slots__
+    __match_args__ = ("source", "tree", "nodes")
 
     source: str
     tree: ast.Module
     nodes: tuple[ast.AST, ...]
 
+    def __init__(self, source: str, tree: ast.Module, nodes: tuple[ast.AST, ...]) -> None:
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "tree", tree)
+        object.__setattr__(self, "nodes", nodes)
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
+
+# compiled at first non-ASCII text (compiling at import is cold-start time)
+_SURROGATE_CHARS = "[\ud800-\udfff]"
 
 
 def _diag(code: str, name: str, message: str, hint: str, line: int = 1, col: int = 1,
@@ -112,7 +130,7 @@ def _check_text(text: str, limits: ParseLimits) -> Diagnostic | None:
         line, col = _position(text, nul)
         return _diag("P003", "null-byte", "code contains a NUL character",
                      "remove the NUL character; write '\\0' inside a string literal instead", line, col)
-    match = _SURROGATE.search(text)
+    match = None if text.isascii() else re.search(_SURROGATE_CHARS, text)
     if match is not None:
         line, col = _position(text, match.start())
         return _diag("P004", "lone-surrogate",

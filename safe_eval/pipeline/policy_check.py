@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import ast
 import functools
-import inspect
 import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -251,6 +250,8 @@ def _argument_node(node: ast.Call, reason: str, fn: Any, rule: ToolRule) -> ast.
 def _positional_names(fn: Any) -> list[str]:
     if fn is None:
         return []
+    import inspect  # about 5 ms: loaded when a tool call is checked, not at cold start
+
     try:
         params = inspect.signature(fn).parameters.values()
     except (TypeError, ValueError):

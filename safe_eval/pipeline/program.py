@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Hashable, Iterable
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from safe_eval._record import Frozen, Shown
 from safe_eval.diagnostics import Diagnostic
 from safe_eval.errors import InternalError, PolicyViolation, SafeEvalError
 from safe_eval.pipeline.parse import DEFAULT_PARSE_LIMITS, decode_source, parse
@@ -32,19 +32,33 @@ __all__ = ["CACHE_SIZE", "Program", "analyse", "build_program", "clear_cache"]
 CACHE_SIZE = 256
 
 
-@dataclass(frozen=True, eq=False)
-class Program:
+class Program(Frozen, Shown):
     """A checked module: the decoded source, its scrubbed ORIGINAL tree (never rewritten by
     RestrictedPython; the last statement, when an ``Expr``, is the value) and the function
     annotations scrub kept aside: ``id(FunctionDef) -> {param or "return": expr}`` (and
-    ``id(ClassDef) -> {field: expr}`` for annotated class fields)."""
+    ``id(ClassDef) -> {field: expr}`` for annotated class fields). Frozen, compared by
+    identity (a plain class, not a dataclass: see ``safe_eval._record``)."""
+
+    __slots__ = ("source", "filename", "tree", "annotations", "compiled", "__weakref__")
+    _fields = ("source", "filename", "tree", "annotations", "compiled")
+    _repr_fields = ("source", "filename", "tree", "annotations")
+    __match_args__ = ("source", "filename", "tree", "annotations", "compiled")
 
     source: str
     filename: str
     tree: ast.Module
-    annotations: dict[int, dict[str, ast.expr]] = field(default_factory=dict)
+    annotations: dict[int, dict[str, ast.expr]]
     # for the interpreter: memoise what it compiles from this Program (shared via the cache)
-    compiled: dict[str, Any] = field(default_factory=dict, repr=False)
+    compiled: dict[str, Any]
+
+    def __init__(self, source: str, filename: str, tree: ast.Module,
+                 annotations: dict[int, dict[str, ast.expr]] | None = None,
+                 compiled: dict[str, Any] | None = None) -> None:
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "filename", filename)
+        object.__setattr__(self, "tree", tree)
+        object.__setattr__(self, "annotations", {} if annotations is None else annotations)
+        object.__setattr__(self, "compiled", {} if compiled is None else compiled)
 
 
 def analyse(

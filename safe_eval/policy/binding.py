@@ -9,15 +9,17 @@ Without a signature (some builtins, C callables) rules bind positions in their o
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+# inspect (about 5 ms to import) is loaded when the first tool call is bound, not at cold start
+if TYPE_CHECKING:
+    import inspect
 
 __all__ = ["BindError", "Binder", "binder_for"]
 
 Binder = Callable[[tuple[Any, ...], Mapping[str, Any]], dict[str, Any]]
 
-_P = inspect.Parameter
 _CACHE_SIZE = 512
 # id(fn) -> (fn, binder or None): the fn is kept so a recycled id is never confused with it
 _cache: dict[int, tuple[Any, Binder | None]] = {}
@@ -40,17 +42,21 @@ def binder_for(fn: Any) -> Binder | None:
 
 
 def _make_binder(fn: Any) -> Binder | None:
+    import inspect
+
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
         return None
     params = list(sig.parameters.values())
+    _P = inspect.Parameter
     if all(p.kind in (_P.POSITIONAL_OR_KEYWORD, _P.KEYWORD_ONLY) for p in params):
         return _simple_binder(sig, params)
     return _general_binder(sig)
 
 
 def _simple_binder(sig: inspect.Signature, params: list[inspect.Parameter]) -> Binder:
+    from inspect import Parameter as _P  # loaded by _make_binder already
     positional = tuple(p.name for p in params if p.kind is _P.POSITIONAL_OR_KEYWORD)
     names = frozenset(p.name for p in params)
     required = tuple(p.name for p in params if p.default is _P.empty)
@@ -74,6 +80,8 @@ def _simple_binder(sig: inspect.Signature, params: list[inspect.Parameter]) -> B
 
 
 def _general_binder(sig: inspect.Signature) -> Binder:
+    from inspect import Parameter as _P  # loaded by _make_binder already
+
     kinds = {name: p.kind for name, p in sig.parameters.items()}
 
     def bind(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> dict[str, Any]:

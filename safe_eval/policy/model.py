@@ -16,12 +16,11 @@ allow rule matches; a policy without tool rules grants the callables the caller 
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from safe_eval._record import Frozen, Shown
 from safe_eval.errors import PolicyError
 from safe_eval.limits.model import Limits
 from safe_eval.policy.binding import BindError, binder_for
@@ -37,33 +36,45 @@ __all__ = ["Decision", "Policy", "default_policy", "denied_by"]
 _GRANTED = Decision(True, "the policy has no tool rules: the callables passed in env are granted")
 _CACHE_LIMIT = 1024
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+_DEFAULT_LIMITS = Limits()  # frozen: every Policy() may share it
 
 
-@dataclass(frozen=True, slots=True)
-class Policy:
-    name: str = "custom"
-    imports: frozenset[str] = frozenset()
-    limits: Limits = field(default_factory=Limits)
-    tools: tuple[ToolRule, ...] = ()
+class Policy(Frozen, Shown):
+    """A frozen value: equal when name, imports, limits and tools are equal, hashed on them
+    (a plain class, not a dataclass: see ``safe_eval._record``)."""
+
+    __slots__ = ("name", "imports", "limits", "tools", "_by_tool", "_hash")
+    _fields = ("name", "imports", "limits", "tools")
+    __match_args__ = ("name", "imports", "limits", "tools")
+
+    name: str
+    imports: frozenset[str]
+    limits: Limits
+    tools: tuple[ToolRule, ...]
     # tool name -> the rules whose pattern matches it, in order (filled lazily; not part of
     # the value: two equal policies share their behaviour, not their caches)
-    _by_tool: dict[str, tuple[ToolRule, ...]] = field(
-        init=False, repr=False, compare=False, hash=False, default_factory=dict
-    )
-    _hash: int = field(init=False, repr=False, compare=False, hash=False, default=0)
+    _by_tool: dict[str, tuple[ToolRule, ...]]
+    _hash: int
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not _NAME.fullmatch(self.name):
+    def __init__(
+        self,
+        name: str = "custom",
+        imports: frozenset[str] = frozenset(),
+        limits: Limits = _DEFAULT_LIMITS,
+        tools: tuple[ToolRule, ...] = (),
+    ) -> None:
+        if not isinstance(name, str) or not _NAME.fullmatch(name):
             raise PolicyError(
-                f"a policy name is a letter or _ then letters, digits, _, . or -; got {self.name!r}"
+                f"a policy name is a letter or _ then letters, digits, _, . or -; got {name!r}"
             )
-        imports = _imports(self.imports)
-        limits = self.limits
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "_by_tool", {})
+        imports = _imports(imports)
         if isinstance(limits, Mapping):
             limits = _limits(Limits(), limits)
         if not isinstance(limits, Limits):
             raise PolicyError(f"limits must be a Limits (or a dict of fields), got {type(limits).__name__}")
-        tools = tuple(self.tools)
+        tools = tuple(tools)
         if tools:
             from safe_eval.policy.rules import ToolRule
         for rule in tools:
@@ -73,6 +84,13 @@ class Policy:
         object.__setattr__(self, "limits", limits)
         object.__setattr__(self, "tools", tools)
         object.__setattr__(self, "_hash", hash((self.name, imports, limits, tools)))
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            assert isinstance(other, Policy)
+            return (self.name, self.imports, self.limits, self.tools) == (
+                other.name, other.imports, other.limits, other.tools)
+        return NotImplemented
 
     def __hash__(self) -> int:
         return self._hash
@@ -176,7 +194,7 @@ class Policy:
         unknown = sorted(set(changes) - {"name", "imports", "limits", "tools"})
         if unknown:
             raise TypeError(f"unknown Policy field(s): {', '.join(unknown)}")
-        return dataclasses.replace(self, **changes)
+        return self._replace(**changes)
 
     def with_limits(self, limits: Limits | Mapping[str, Any] | None = None, **fields: Any) -> Policy:
         """A copy whose limits have the given fields overridden: ``p.with_limits(time=1.0)``."""
@@ -187,7 +205,12 @@ class Policy:
             new = _limits(new, limits)
         if fields:
             new = _limits(new, fields)
-        return dataclasses.replace(self, limits=new)
+        return self._replace(limits=new)
+
+    def _replace(self, **changes: Any) -> Policy:
+        values: dict[str, Any] = {name: getattr(self, name) for name in self._fields}
+        values.update(changes)
+        return Policy(**values)
 
 
 def _imports(value: Any) -> frozenset[str]:

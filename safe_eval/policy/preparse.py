@@ -17,7 +17,6 @@ then)::
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 __all__ = ["generate", "main"]
@@ -44,7 +43,7 @@ def generate() -> str:
         policy = parse_policy(text, f"<shipped:{name}>", chain=(f"<shipped:{name}>",))
         if policy.tools:
             continue  # rules with conditions stay with the parser
-        limits = {f.name: getattr(policy.limits, f.name) for f in dataclasses.fields(policy.limits)}
+        limits = policy.limits.to_dict()
         lines.append(f"    {name!r}: (\n")
         lines.append("        (\n")  # the text, one literal per line (lines stay short)
         lines.extend(f"            {line!r}\n" for line in text.splitlines(keepends=True))
