@@ -12,7 +12,8 @@ import pytest
 
 HEAVY = ("lark", "typeguard", "unittest", "asyncio", "difflib", "ctypes", "greenlet", "safe_eval.policy.dsl",
          "safe_eval.policy.conditions", "safe_eval.policy.rules", "safe_eval.policy.enforce",
-         "safe_eval.checking", "importlib.resources", "dataclasses", "inspect", "decimal", "fractions")
+         "safe_eval.checking", "importlib.resources", "dataclasses", "inspect", "decimal", "fractions",
+         "RestrictedPython", "platform")
 
 
 def _modules_after(snippet: str) -> set[str]:
@@ -61,6 +62,43 @@ def test_decimal_guards_hold_when_decimal_is_loaded_after_safe_eval(prelude: str
     code = (f"{prelude}import safe_eval\nfrom decimal import Decimal\nfrom safe_eval.errors import TimeLimit\n"
             "try:\n    safe_eval.safe_eval('d.as_integer_ratio()', {'d': Decimal('1E+999999')})\n"
             "except TimeLimit:\n    print('refused')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         check=True).stdout
+    assert out.strip() == "refused"
+
+
+_RESTRICT_REPORT = """
+import json, pathlib, runpy
+import safe_eval
+from safe_eval.pipeline.program import analyse
+corpus = runpy.run_path(str(pathlib.Path("tests/data/attacks/corpus.py")))["CORPUS"]
+out = {}
+for case in corpus:
+    _, diagnostics = analyse(case["code"].replace("{CANARY}", "/tmp/x"))
+    out[case["id"]] = [(d.code, d.line, d.col, d.message) for d in diagnostics]
+import sys
+assert "RestrictedPython" in sys.modules or "RestrictedPython.transformer" not in sys.modules
+print(json.dumps(out, sort_keys=True))
+"""
+
+
+def test_restrict_stage_is_the_same_with_restrictedpython_loaded_by_the_host_or_not() -> None:
+    # safe-eval loads RP's transformer without its package __init__ unless the host imported
+    # RestrictedPython: both must refuse the same code with the same diagnostics
+    runs = [subprocess.run([sys.executable, "-c", prelude + _RESTRICT_REPORT], capture_output=True,
+                           text=True, timeout=120, check=True).stdout
+            for prelude in ("", "import RestrictedPython\n")]
+    assert '"R0' in runs[0]
+    assert runs[0] == runs[1]
+
+
+def test_host_can_import_restrictedpython_after_the_first_evaluation() -> None:
+    code = ("import safe_eval\nsafe_eval.safe_eval('1')\nimport RestrictedPython\n"
+            "import RestrictedPython.transformer as t\n"
+            "assert t.RestrictingNodeTransformer is RestrictedPython.RestrictingNodeTransformer\n"
+            "RestrictedPython.compile_restricted('x = 1', '<s>', 'exec')\n"
+            "from safe_eval.errors import PolicyViolation\n"
+            "try:\n    safe_eval.safe_eval('().__class__.__base__.__subclasses__()')\nexcept PolicyViolation:\n    print('refused')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                          check=True).stdout
     assert out.strip() == "refused"

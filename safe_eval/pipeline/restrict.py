@@ -66,12 +66,19 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterable
-from typing import Any
-
-from RestrictedPython.transformer import INSPECT_ATTRIBUTES, RestrictingNodeTransformer
+from typing import TYPE_CHECKING, Any
 
 from safe_eval.diagnostics import Diagnostic
 from safe_eval.membrane.dunders import DEFINABLE_DUNDERS, FORBIDDEN_DUNDERS
+
+if TYPE_CHECKING:
+    from RestrictedPython.transformer import INSPECT_ATTRIBUTES, RestrictingNodeTransformer
+else:  # the same module, loaded without RP's package __init__ (cold start): see _rp_transformer
+    from safe_eval.pipeline._rp_transformer import load as _load_rp_transformer
+
+    _rp_transformer = _load_rp_transformer()
+    INSPECT_ATTRIBUTES = _rp_transformer.INSPECT_ATTRIBUTES
+    RestrictingNodeTransformer = _rp_transformer.RestrictingNodeTransformer
 
 try:  # the C helpers behind string.Formatter.parse: the exact template grammar str.format uses
     from _string import formatter_field_name_split, formatter_parser
