@@ -19,9 +19,10 @@ from safe_eval import Evaluator, Limits
 DATA = Path(__file__).parent / "data" / "humaneval" / "HumanEval.jsonl.gz"
 PROBLEMS: list[dict[str, Any]] = [json.loads(line) for line in gzip.open(DATA, "rt")]
 # The default policy (imports, builtins, ops=10M, recursion, memory) with one change: the
-# wall-clock time limit. Ops are deterministic and every problem fits the default 10M, but a
-# few brute-force references (HumanEval/75: ~5M ops) take longer than 2 s on a loaded CI
-# machine; the time limit is the only machine-dependent budget.
+# wall-clock time limit. Ops are deterministic and every problem must fit the default 10M
+# (asserted below); the slowest reference (HumanEval/75: 4.9M ops) takes ~2 s of the default
+# 3 s on a quiet machine, and a CI machine running two test workers is not quiet, so the
+# machine-dependent budget gets headroom here and only here.
 EVALUATOR = Evaluator(limits={"time": 30.0})
 
 

@@ -1,5 +1,5 @@
 """pydantic-monty, the Rust interpreter: one warm ``Monty`` pool of one worker subprocess and one
-checked-out REPL session, with its resource limits set to safe-eval's defaults (2 s per feed,
+checked-out REPL session, with its resource limits set to safe-eval's defaults (3 s per feed,
 256 MiB heap, recursion 200). Values go in through ``inputs``, env functions through
 ``external_lookup`` (each call is a round trip to the host), so ``max_suspensions`` is raised
 above the 10 000 tool calls.
@@ -15,7 +15,7 @@ from benchmarks.cases import Case
 from benchmarks.contenders.base import Runner, Unsupported
 
 LIMITS: dict[str, Any] = {
-    "max_feed_duration_secs": 2.0,
+    "max_feed_duration_secs": 3.0,
     "max_memory": 256 * 1024 * 1024,
     "max_recursion_depth": 200,
     "max_suspensions": 1_000_000,
@@ -25,7 +25,7 @@ NO_LIMITS: dict[str, Any] = {"max_recursion_depth": 200, "max_suspensions": 1_00
 
 class MontyContender:
     name = "Monty"
-    config = ("a warm Monty pool, one REPL session per case; limits 2 s/feed, 256 MiB, recursion 200; "
+    config = ("a warm Monty pool, one REPL session per case; limits 3 s/feed, 256 MiB, recursion 200; "
               "imports: Monty's own stdlib subset (it has no allowlist)")
     has_limits = True
     cold = (

@@ -19,7 +19,7 @@ OFF_OPS, OFF_TIME, OFF_MEMORY = 10**18, 1e9, 2**62
 
 class SafeEvalContender:
     name = "safe-eval"
-    config = "safe_eval(code, env) with the default policy and Limits() (2 s, 10 M ops, 256 MiB)"
+    config = "safe_eval(code, env) with the default policy and Limits() (3 s, 10 M ops, 256 MiB)"
     has_limits = True
     cold = "import safe_eval\nprint(safe_eval.safe_eval('x + 1', {'x': 41}))"
 

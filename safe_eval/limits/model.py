@@ -40,7 +40,7 @@ class Limits(Frozen, Record):
 
     def __init__(
         self,
-        time: float = 2.0,
+        time: float = 3.0,
         ops: int = 10_000_000,
         memory: int = 256 * 1024 * 1024,
         recursion: int = 200,
