@@ -8,45 +8,20 @@ from the value, the captured output and the error text, and the watched host sta
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import secrets
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _attack_data import CORPUS, HOSTOBJS, TOKEN, planted_secret
 
 from safe_eval import Evaluator, Limits
 from safe_eval.errors import GuestError, LimitExceeded, PolicyViolation, SafeEvalError
 
-DATA = Path(__file__).parent / "data" / "attacks"
-
-
-def _load(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(f"_attacks_{name}", DATA / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-CORPUS: list[dict[str, Any]] = _load("corpus").CORPUS
-HOSTOBJS = _load("hostobjs")
-TOKEN = "tok" + secrets.token_hex(12)
-
 
 @pytest.fixture(scope="module", autouse=True)
 def _host_objects() -> Any:
-    saved = os.environ.get("ATTACK_SECRET")
-    HOSTOBJS.init(TOKEN)
-    yield
-    if saved is None:
-        os.environ.pop("ATTACK_SECRET", None)
-    else:
-        os.environ["ATTACK_SECRET"] = saved
+    yield from planted_secret()
 
 
 def _run(payload: dict[str, Any], tmp_path: Path) -> tuple[Any, str, BaseException | None, Path, float]:

@@ -7,10 +7,10 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 import pytest
+from _attack_data import CORPUS
 
 from safe_eval.api import Evaluator, safe_eval
 from safe_eval.errors import (
@@ -25,10 +25,6 @@ from safe_eval.errors import (
 )
 from safe_eval.limits import Limits
 from safe_eval.limits.memory import rss
-
-DATA = Path(__file__).parent / "data" / "attacks"
-sys.path.insert(0, str(DATA))
-from corpus import CORPUS  # noqa: E402  (test data module, found through the path above)
 
 FAST = Limits(time=0.3)
 MARGIN = 0.4  # seconds allowed past the time limit (the spec: 100 ms; slack for a loaded CI box)

@@ -4,49 +4,27 @@ env, format strings) and must be stopped by the membrane itself, through the pub
 from __future__ import annotations
 
 import functools
-import importlib.util
 import json
 import os
-import secrets
 import sys
 import types
-from pathlib import Path
 from typing import Any
 
 import pytest
+from _attack_data import HOSTOBJS, TOKEN, planted_secret
 
 from safe_eval import Evaluator, safe_eval
 from safe_eval.errors import GuestError, PolicyViolation, SafeEvalError
 from safe_eval.membrane import expose
 
-DATA = Path(__file__).parent / "data" / "attacks"
-TOKEN = "tok" + secrets.token_hex(12)
 D = "'_'*2"  # a dunder prefix built at run time: invisible to the static checks
-
-
-def _hostobjs() -> Any:
-    spec = importlib.util.spec_from_file_location("_membrane_hostobjs", DATA / "hostobjs.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-HOSTOBJS = _hostobjs()
 ENV_NAMES = ["helper", "account", "Account", "feed", "counter", "check_key", "length", "path", "tools",
              "funcs", "get_module", "fail", "log"]
 
 
 @pytest.fixture(scope="module", autouse=True)
 def _init() -> Any:
-    saved = os.environ.get("ATTACK_SECRET")
-    HOSTOBJS.init(TOKEN)
-    yield
-    if saved is None:
-        os.environ.pop("ATTACK_SECRET", None)
-    else:
-        os.environ["ATTACK_SECRET"] = saved
+    yield from planted_secret()
 
 
 def d(name: str) -> str:

@@ -4,11 +4,11 @@ handed on is the original one; every node type of the running Python is reviewed
 from __future__ import annotations
 
 import ast
-import importlib.util
 import re
 from pathlib import Path
 
 import pytest
+from _attack_data import CORPUS
 
 from safe_eval.checking import check
 from safe_eval.membrane.dunders import DEFINABLE_DUNDERS, FORBIDDEN_DUNDERS
@@ -19,15 +19,7 @@ from safe_eval.pipeline.scrub import scrub
 DATA = Path(__file__).parent / "data"
 
 
-def _load_attacks() -> list[dict]:
-    spec = importlib.util.spec_from_file_location("attack_corpus", DATA / "attacks" / "corpus.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return list(module.CORPUS)
-
-
-ATTACKS = {entry["id"]: entry for entry in _load_attacks()}
+ATTACKS = {entry["id"]: entry for entry in CORPUS}
 
 # Payloads the static stages catch, with the P/R rules they break. Every other payload is left
 # to the policy check (T0xx), the membrane and the limits: the last test pins that boundary.

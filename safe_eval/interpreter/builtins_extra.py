@@ -10,31 +10,14 @@ from types import MethodType
 from typing import Any
 
 from safe_eval import membrane
-from safe_eval.context import current_context
 from safe_eval.interpreter.hostbases import consumed
 from safe_eval.interpreter.marks import is_guest_object, is_guest_type
 from safe_eval.limits.iteration import consume
 from safe_eval.membrane.dunders import DEFINABLE_DUNDERS
 
-__all__ = ["BUILTINS", "HOST_SUPER", "guest_print", "super_attr"]
+__all__ = ["BUILTINS", "HOST_SUPER", "super_attr"]
 
 HOST_SUPER = super
-
-
-def guest_print(*args: Any, sep: Any = " ", end: Any = "\n", file: Any = None, flush: bool = False) -> None:
-    if file is not None:
-        raise TypeError("print(file=...) is not available in safe-eval")
-    sep = " " if sep is None else sep
-    end = "\n" if end is None else end
-    if not isinstance(sep, str):
-        raise TypeError(f"sep must be None or a string, not {type(sep).__name__}")
-    if not isinstance(end, str):
-        raise TypeError(f"end must be None or a string, not {type(end).__name__}")
-    text = sep.join(str(a) for a in args) + end
-    ctx = current_context()
-    if ctx is None:
-        raise RuntimeError("print outside an evaluation")
-    ctx.budget.write(text)
 
 
 def _guest_self(obj: super) -> bool:
@@ -80,8 +63,7 @@ def _dunder_guard(fn: Any) -> Any:
 
 
 def _merged() -> dict[str, Any]:
-    table: dict[str, Any] = {"print": guest_print}
-    table.update(membrane.BUILTINS)
+    table: dict[str, Any] = dict(membrane.BUILTINS)
     # the membrane may supply a guarded ``super``; the zero-argument form calls whichever is
     # installed with (``__class__``, first argument)
     table.setdefault("super", HOST_SUPER)
