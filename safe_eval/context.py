@@ -58,6 +58,29 @@ def _stack() -> list[RunContext]:
     return stack
 
 
+def on_run_exit(undo: Callable[[], Any]) -> None:
+    """Have the outermost evaluation running on this thread call ``undo`` when it ends, however
+    it ends: for host state a curated module must change for the guest's sake and put back
+    (the thread's decimal context). ``undo`` must be idempotent: the end of a run retries its
+    clean-up when the watchdog interrupts it."""
+    stack = _stack()
+    if not stack:
+        return
+    stack[0].extra.setdefault(UNDO_KEY, []).append(undo)
+
+
+def run_undo_hooks(ctx: RunContext) -> None:
+    """Call (newest first) and drop the hooks ``on_run_exit`` registered on ``ctx``; safe to
+    call again after an interruption (a hook is dropped only once it has returned)."""
+    hooks = ctx.extra.get(UNDO_KEY)
+    while hooks:
+        hooks[-1]()
+        hooks.pop()
+
+
+UNDO_KEY = "undo-on-exit"
+
+
 def current_context() -> RunContext | None:
     stack = _stack()
     return stack[-1] if stack else None

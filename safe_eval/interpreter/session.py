@@ -75,6 +75,8 @@ def run_guarded(
         while True:
             try:
                 del stack[depth:]
+                if ctx.extra:
+                    context.run_undo_hooks(ctx)
                 if sys.getrecursionlimit() != old:
                     sys.setrecursionlimit(old)
                 watchdog.stop(w)

@@ -3,9 +3,12 @@
 ``Decimal`` itself is plain data, but its precision lives in a host context: an unbounded
 ``getcontext().prec = 10**9`` makes the next division a memory and time bomb in C. The guest
 gets ``getcontext``/``localcontext``/``Context`` returning a ``GuestContext`` view whose
-``prec``/``Emax``/``Emin`` setters are capped (MAX_PREC). ``getcontext()`` edits the thread's
-decimal context as in CPython (documented divergence: it outlives the evaluation on that thread);
-``localcontext()`` restores it on exit.
+``prec``/``Emax``/``Emin`` setters are capped (MAX_PREC).
+
+The thread's decimal context is host state: the first time an evaluation touches it
+(``getcontext``/``localcontext``), the thread gets a private copy for the rest of that
+evaluation and the host's own context is put back when the evaluation ends
+(``context.on_run_exit``), so ``getcontext().prec = 3`` never changes the host's arithmetic.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import decimal
 from types import TracebackType
 from typing import Any
 
+from safe_eval import context
 from safe_eval.membrane.modules._util import pick
 
 # ln/exp/non-integer ** at 5 000 digits take ~1 s in C, at 50 000 digits minutes (measured)
@@ -72,7 +76,22 @@ class GuestContext:
         return repr(self._ctx)
 
 
+def _isolate() -> None:
+    """Give the running evaluation its own copy of the thread's decimal context (once)."""
+    stack = context._stack()
+    if not stack or _HOST_CONTEXT in stack[0].extra:
+        return
+    host = decimal.getcontext()
+    stack[0].extra[_HOST_CONTEXT] = host
+    context.on_run_exit(lambda: decimal.setcontext(host))
+    decimal.setcontext(host.copy())
+
+
+_HOST_CONTEXT = "decimal-host-context"
+
+
 def getcontext() -> GuestContext:
+    _isolate()
     return GuestContext(decimal.getcontext())
 
 
@@ -90,6 +109,7 @@ class _LocalContext:
         self._kwargs = kwargs
 
     def __enter__(self) -> GuestContext:
+        _isolate()
         self._saved = decimal.getcontext()
         ctx = self._saved.copy()
         for name, value in self._kwargs.items():
