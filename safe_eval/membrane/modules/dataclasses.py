@@ -319,7 +319,8 @@ def _is_guest_instance(obj: Any) -> bool:
 
 
 def _inner(obj: Any, factory: Callable[[Any], Any]) -> Any:
-    import copy
+    # the curated deepcopy: its memo is opaque to a guest __deepcopy__ (see modules/copy.py)
+    from safe_eval.membrane.modules.copy import deepcopy as safe_deepcopy
 
     if _is_guest_instance(obj):
         return factory([(f.name, _inner(getattr(obj, f.name), factory)) for f in dataclasses.fields(obj)])
@@ -329,7 +330,7 @@ def _inner(obj: Any, factory: Callable[[Any], Any]) -> Any:
         return type(obj)(_inner(v, factory) for v in obj)
     if isinstance(obj, dict):
         return type(obj)((_inner(k, factory), _inner(v, factory)) for k, v in obj.items())
-    return copy.deepcopy(obj)
+    return safe_deepcopy(obj)
 
 
 def asdict(obj: Any, *, dict_factory: Callable[[Any], Any] = dict) -> Any:
