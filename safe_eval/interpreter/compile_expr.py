@@ -27,7 +27,7 @@ from safe_eval.interpreter.specialize import (
     call1_global_closure,
     compare_closure,
 )
-from safe_eval.limits.guards import GUARDED_CONSTRUCTORS
+from safe_eval.limits.guards import GUARDED_CONSTRUCTORS, g_ascii, g_repr, g_text
 from safe_eval.limits.iteration import consume
 from safe_eval.limits.operators import guarded_binop, guarded_contains
 
@@ -443,7 +443,8 @@ class ExprCompiler(CompilerBase):
 
     def e_FormattedValue(self, node: ast.FormattedValue) -> Ev:
         value = self.expr(node.value)
-        conv = {-1: None, 115: str, 114: repr, 97: ascii}[node.conversion]
+        # the conversions are priced like the builtins: repr/ascii escape up to 10x
+        conv = {-1: None, 115: g_text, 114: g_repr, 97: g_ascii}[node.conversion]
         spec = self.expr(node.format_spec) if node.format_spec is not None else None
         fmt = membrane.format_value
 

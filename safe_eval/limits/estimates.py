@@ -162,3 +162,51 @@ def known_len(obj: Any) -> int | None:
         span = obj.stop - obj.start + (step - 1 if step > 0 else step + 1)
         return max(0, int(span // step))
     return len(obj)
+
+
+# -- repr / str of data ----------------------------------------------------------------------
+# Below this many bytes of text a repr is never priced: it cannot matter.
+_REPR_FREE = 1 << 16
+_REPR_WALK = 100_000  # containers walked at most; past that the estimate stops growing exactly
+
+
+def _str_repr_bytes(s: str) -> int:
+    n = len(s)
+    if s.isascii():
+        # printable ASCII only doubles (quotes, backslashes); control characters become \xNN
+        return 2 * n + 2 if s.isprintable() else 4 * n + 2
+    if s.isprintable():
+        return 2 * n * 4 + 8  # kept as is: at most doubled, at most 4 bytes a character
+    return 10 * n * 4 + 8  # \U0001xxxx in a 4-byte string: the worst case
+
+
+def repr_bytes(obj: Any) -> int:
+    """An upper bound (bytes) on ``repr(obj)``/``str(obj)`` for str, bytes and the builtin
+    containers holding them, without running guest code (escaping makes text longer: a loop of
+    ``x = repr(x)`` doubles a string per step in one C call each). A shared part counts once per
+    reference, as repr writes it once per reference. 0 when the text is small or the object is
+    not plain data (anything else is priced by its own guards or the budget)."""
+    total, seen, todo = 0, 0, [obj]
+    while todo:
+        x = todo.pop()
+        t = type(x)
+        if t is str:
+            if len(x) > 64:
+                total += _str_repr_bytes(x)
+        elif t is bytes or t is bytearray:
+            if len(x) > 64:
+                total += 4 * len(x) + 14
+        elif t is list or t is tuple or t is set or t is frozenset:
+            seen += 1
+            if seen > _REPR_WALK:
+                break
+            total += 2 * len(x)
+            todo.extend(x)
+        elif t is dict:
+            seen += 1
+            if seen > _REPR_WALK:
+                break
+            total += 4 * len(x)
+            todo.extend(x.keys())
+            todo.extend(x.values())
+    return total if total > _REPR_FREE else 0

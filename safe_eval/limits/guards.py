@@ -61,6 +61,7 @@ from safe_eval.limits.estimates import (
     int_mul_ns,
     int_str_ns,
     known_len,
+    repr_bytes,
 )
 from safe_eval.limits.iteration import g_iter, lazy_adapter, range_contains
 from safe_eval.limits.numbers import check_operands, check_to_int, gcd_ns
@@ -234,8 +235,29 @@ def g_round(number: Any, ndigits: Any = None) -> Any:
     return builtins.round(number, ndigits)
 
 
-g_repr = recursion_guard(builtins.repr)
-g_ascii = recursion_guard(builtins.ascii)
+def _priced_text(fn: Callable[[Any], str]) -> Callable[[Any], str]:
+    """``repr``/``ascii``/``str`` of data: escaping can make the text many times the data (a
+    loop of ``x = repr(x)`` doubles a string per step in one C call each), so the result is
+    priced before the call (``estimates.repr_bytes``). ``str`` of a str is the str itself."""
+    raw = recursion_guard(fn)
+    identity_on_str = fn is builtins.str
+
+    def priced(obj: Any) -> str:
+        if identity_on_str and type(obj) is str:
+            return obj
+        nbytes = repr_bytes(obj)
+        if nbytes:
+            current_or_default().check_alloc(nbytes)
+        return raw(obj)
+
+    priced.__name__ = priced.__qualname__ = fn.__name__
+    priced.__doc__ = fn.__doc__
+    return priced
+
+
+g_repr = _priced_text(builtins.repr)
+g_ascii = _priced_text(builtins.ascii)
+g_text = _priced_text(builtins.str)
 
 GUARDED_BUILTINS: dict[str, Callable[..., Any]] = {
     "sum": g_sum,
@@ -291,8 +313,11 @@ def _bytes_like(cls: type) -> Callable[..., Any]:
 
 @recursion_guard
 def _str(*args: Any, **kwargs: Any) -> str:
-    if len(args) == 1 and not kwargs and type(args[0]) is int:
-        _check_int_str(args[0].bit_length())
+    if len(args) == 1 and not kwargs:
+        if type(args[0]) is int:
+            _check_int_str(args[0].bit_length())
+        elif type(args[0]) is not str:
+            return g_text(args[0])
     return str(*args, **kwargs)
 
 

@@ -36,6 +36,7 @@ from safe_eval.limits.estimates import (
     int_pow_bits,
     known_len,
     percent_format_width,
+    repr_bytes,
     seq_item_size,
 )
 from safe_eval.limits.numbers import check_operands, check_to_int
@@ -204,6 +205,10 @@ def _divlike_slow(a: Any, b: Any, op: Binop) -> Any:
         width = percent_format_width(a, b)
         if width > _SMALL_SEQ:
             _charge_bytes(len(a) + width * (4 if isinstance(a, str) else 1))
+        # %r/%a/%s of big text: escaping can multiply it (``x = 'f(%r)' % x`` in a loop)
+        text = repr_bytes(b)
+        if text:
+            current_or_default().check_alloc(len(a) + text)
     else:
         check_operands(a, b)
     return op(a, b)

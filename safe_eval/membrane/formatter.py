@@ -41,6 +41,17 @@ class SafeFormatter(string.Formatter):
             obj = _attribute(obj, key) if is_attr else _index(obj, key)
         return obj, first
 
+    def convert_field(self, value: Any, conversion: str | None) -> Any:
+        # ``{x!r}``/``{x!a}``/``{x!s}`` are priced like the builtins (escaping grows text)
+        from safe_eval.limits.guards import g_ascii, g_repr, g_text
+
+        if conversion is None:
+            return value
+        conv = {"r": g_repr, "a": g_ascii, "s": g_text}.get(conversion)
+        if conv is None:
+            raise ValueError(f"Unknown conversion specifier {conversion}")
+        return conv(value)
+
     def format_field(self, value: Any, format_spec: str) -> str:
         from safe_eval.membrane.crossing import format_value
 
