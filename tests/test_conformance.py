@@ -8,13 +8,12 @@ output, and on the exception (type and message) when there is one.
 from __future__ import annotations
 
 import ast
-import contextlib
-import io
 import math
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _interp_diff import cpython
 
 from safe_eval import Evaluator, GuestError
 
@@ -28,20 +27,6 @@ def _env(source: str) -> dict[str, Any]:
         return {}
     call = ast.parse(f"dict({first[len('# env:'):].strip()})", mode="eval")
     return eval(compile(call, "<env>", "eval"), {"math": math, "dict": dict})  # test oracle only
-
-
-def _cpython(source: str, env: dict[str, Any]) -> tuple[str, Any, Any]:
-    tree = ast.parse(source)
-    last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-    g: dict[str, Any] = {"__name__": "__main__", **env}
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        try:
-            exec(compile(tree, "<cpython>", "exec"), g)
-            value = eval(compile(ast.Expression(last.value), "<cpython>", "eval"), g) if last else None
-        except Exception as e:
-            return out.getvalue(), None, (type(e).__name__, str(e))
-    return out.getvalue(), value, None
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -67,7 +52,7 @@ def _comparable(v: Any) -> Any:
 def test_conformance(path: Path) -> None:
     source = path.read_text()
     env = _env(source)
-    expected_out, expected, expected_err = _cpython(source, dict(env))
+    expected_out, expected, expected_err = cpython(source, dict(env))
     try:
         result = Evaluator().run(source, dict(env))
     except GuestError as e:
