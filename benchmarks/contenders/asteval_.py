@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks.cases import Case
-from benchmarks.contenders.base import Runner, Unsupported
+from benchmarks.contenders.base import Runner, missing_module, programs_only
 
 
 class AstevalContender:
@@ -24,17 +24,12 @@ class AstevalContender:
     )
 
     def unavailable(self) -> str | None:
-        try:
-            import asteval  # noqa: F401
-        except ImportError:
-            return "not installed"
-        return None
+        return missing_module("asteval")
 
     def prepare(self, case: Case, *, limits: bool = True) -> Runner:
         from asteval import Interpreter
 
-        if case.kind not in ("program", "limits"):
-            raise Unsupported("n/a: no static checker" if case.kind == "check" else "n/a: no policy engine")
+        programs_only(case)
         interp = Interpreter(use_numpy=False)
         symtable = interp.symtable
 

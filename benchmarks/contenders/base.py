@@ -40,6 +40,23 @@ class Contender(Protocol):
     def close(self) -> None: ...
 
 
+def missing_module(name: str) -> str | None:
+    """``unavailable()`` of a peer that is a package: "not installed" when ``name`` won't import."""
+    import importlib
+
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        return "not installed"
+    return None
+
+
+def programs_only(case: Case) -> None:
+    """Refuse the non-program cases for a peer without a static checker or a policy engine."""
+    if case.kind not in ("program", "limits"):
+        raise Unsupported("n/a: no static checker" if case.kind == "check" else "n/a: no policy engine")
+
+
 def split_last_expression(source: str, target: str = "result") -> str:
     """The program with its final expression statement turned into ``target = <expr>``.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks.cases import Case
-from benchmarks.contenders.base import Runner, Unsupported
+from benchmarks.contenders.base import Runner, missing_module, programs_only
 
 LIMITS: dict[str, Any] = {
     "max_feed_duration_secs": 3.0,
@@ -40,11 +40,7 @@ class MontyContender:
         self._sessions: list[Any] = []
 
     def unavailable(self) -> str | None:
-        try:
-            import pydantic_monty  # noqa: F401
-        except ImportError:
-            return "not installed"
-        return None
+        return missing_module("pydantic_monty")
 
     def _session(self, limits: bool) -> Any:
         import pydantic_monty
@@ -56,8 +52,7 @@ class MontyContender:
         return session
 
     def prepare(self, case: Case, *, limits: bool = True) -> Runner:
-        if case.kind not in ("program", "limits"):
-            raise Unsupported("n/a: no static checker" if case.kind == "check" else "n/a: no policy engine")
+        programs_only(case)
         session = self._session(limits)
         env = case.env()
         tools = {name: env[name] for name in case.tools}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks.cases import IMPORTS, Case
-from benchmarks.contenders.base import Runner, Unsupported
+from benchmarks.contenders.base import Runner, missing_module, programs_only
 
 
 class SmolagentsContender:
@@ -25,17 +25,12 @@ class SmolagentsContender:
     )
 
     def unavailable(self) -> str | None:
-        try:
-            import smolagents.local_python_executor  # noqa: F401
-        except ImportError:
-            return "not installed"
-        return None
+        return missing_module("smolagents.local_python_executor")
 
     def prepare(self, case: Case, *, limits: bool = True) -> Runner:
         from smolagents.local_python_executor import LocalPythonExecutor
 
-        if case.kind not in ("program", "limits"):
-            raise Unsupported("n/a: no static checker" if case.kind == "check" else "n/a: no policy engine")
+        programs_only(case)
         executor = LocalPythonExecutor(
             additional_authorized_imports=list(IMPORTS), **({} if limits else {"timeout_seconds": None})
         )
