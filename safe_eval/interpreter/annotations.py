@@ -30,12 +30,14 @@ import ast
 import builtins
 import collections
 import collections.abc as cabc
+import sys
 import types
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["UNRESOLVED", "class_annotations", "function_annotations", "is_inert", "resolve"]
+__all__ = ["UNRESOLVED", "class_annotations", "function_annotations", "is_inert",
+           "register_stand_in", "resolve"]
 
 UNRESOLVED: Any = object()
 NoneType = type(None)
@@ -68,6 +70,22 @@ _QUALIFIED: dict[str, dict[str, Any]] = {
 }
 _QUALIFIED["t"] = _QUALIFIED["typing"]
 _QUALIFIED["abc"] = _QUALIFIED["collections.abc"]
+# data classes of curated modules, qualified by their module (``decimal.Decimal``); looked up
+# in the loaded module only: a guest that never imported it cannot have meant it
+_MODULE_CLASSES: dict[str, frozenset[str]] = {
+    "datetime": frozenset({"date", "datetime", "time", "timedelta", "timezone"}),
+    "decimal": frozenset({"Decimal"}),
+    "fractions": frozenset({"Fraction"}),
+}
+# the membrane's guest-side stand-ins for host classes (a tool wrapping a class from ``env``,
+# a guarded ``Decimal``): type of the stand-in -> the host class it stands for, or None
+_STAND_INS: dict[type, Callable[[Any], Any]] = {}
+
+
+def register_stand_in(kind: type, host_class: Callable[[Any], Any]) -> None:
+    """Let an annotation naming a ``kind`` object (a guest-side stand-in for a host class)
+    resolve to the host class ``host_class(obj)`` returns (None: not a class)."""
+    _STAND_INS[kind] = host_class
 # the allowlisted forms that take type arguments (nothing else is ever subscripted; a form
 # that takes none raises TypeError when subscripted, which resolves to UNRESOLVED)
 _SUBSCRIPTABLE: frozenset[Any] = frozenset({
@@ -148,6 +166,11 @@ def _name(name: str, spaces: Sequence[Mapping[str, Any]]) -> Any:
     for space in spaces:
         if name in space:
             value = space[name]
+            stand_in = _STAND_INS.get(type(value))
+            if stand_in is not None:
+                value = stand_in(value)
+                if not isinstance(value, type):
+                    raise _Unresolvable
             if is_inert(value):
                 return value
             raise _Unresolvable
@@ -169,9 +192,11 @@ def _qualified(node: ast.Attribute) -> Any:
         raise _Unresolvable
     module = ".".join([inner.id, *reversed(parts[1:])])
     table = _QUALIFIED.get(module)
-    if table is None or node.attr not in table:
-        raise _Unresolvable
-    return table[node.attr]
+    if table is not None and node.attr in table:
+        return table[node.attr]
+    if node.attr in _MODULE_CLASSES.get(module, ()) and module in sys.modules:
+        return getattr(sys.modules[module], node.attr)
+    raise _Unresolvable
 
 
 def _subscript(node: ast.Subscript, spaces: Sequence[Mapping[str, Any]], budget: _Budget,

@@ -211,3 +211,21 @@ def test_pydantic_type_adapter_on_a_returned_dataclass_runs_no_model_text(host: 
     assert schema["required"] == ["name"]
     assert schema["properties"]["tags"]["items"] == {"type": "string"}
     assert host == []
+
+
+class Order:
+    """A host class handed to the guest in ``env``."""
+
+
+def test_annotations_naming_env_classes_and_curated_types_resolve_to_the_real_classes() -> None:
+    import datetime
+    import decimal
+    import fractions
+
+    fn = safe_exec("from decimal import Decimal\nimport datetime\nfrom fractions import Fraction\n"
+                   "def f(o: Order, d: Decimal, t: datetime.date, q: 'Fraction', "
+                   "l: 'list[Order]', h: helper) -> 'Order | None':\n    pass",
+                   {"Order": Order, "helper": len})["f"]
+    assert fn.__annotations__ == {
+        "o": Order, "d": decimal.Decimal, "t": datetime.date, "q": fractions.Fraction,
+        "l": list[Order], "return": Order | None}
