@@ -117,7 +117,7 @@ INCOMPATIBLE = {
         "f returns float, expected int"),
     "optional_result_where_plain_expected": (
         "from typing import Optional\ndef f(x: int) -> Optional[str]:\n    return None",
-        Callable[[int], str], "f returns Optional[str], expected str"),
+        Callable[[int], str], "f returns str | None, expected str"),
     "wrong_mapping_value_type": (
         "def f(m: dict[str, str]) -> int:\n    return 0", Callable[[Mapping[str, int]], int],
         "parameter 'm' of f is annotated dict[str, str], which does not accept the expected "

@@ -30,11 +30,15 @@ import ast
 import builtins
 import collections
 import collections.abc as cabc
+import functools
+import operator
 import sys
 import types
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
+
+from safe_eval.interpreter.marks import is_guest_type
 
 __all__ = ["UNRESOLVED", "class_annotations", "function_annotations", "is_inert",
            "register_stand_in", "resolve"]
@@ -87,12 +91,16 @@ def register_stand_in(kind: type, host_class: Callable[[Any], Any]) -> None:
     resolve to the host class ``host_class(obj)`` returns (None: not a class)."""
     _STAND_INS[kind] = host_class
 # the allowlisted forms that take type arguments (nothing else is ever subscripted; a form
-# that takes none raises TypeError when subscripted, which resolves to UNRESOLVED)
-_SUBSCRIPTABLE: frozenset[Any] = frozenset({
+# that takes none raises TypeError when subscripted, which resolves to UNRESOLVED); keyed by
+# id() so that testing a guest value never calls its __hash__/__eq__
+_SUBSCRIPTABLE: dict[int, Any] = {id(v): v for v in (
     *(_BUILTIN_TYPES[n] for n in _GENERIC), collections.deque, collections.defaultdict,
     *_QUALIFIED["typing"].values(), *_QUALIFIED["collections.abc"].values(),
     *_QUALIFIED["collections"].values(),
-})
+)}
+# every allowlisted object: a guest global bound to one (``from typing import Literal``) is it
+_ALLOWED_BY_ID: dict[int, Any] = {id(v): v for table in (_ALLOWED, *_QUALIFIED.values())
+                                  for v in table.values()}
 _SPECIAL_TYPES: tuple[type, ...] = tuple(
     type(v) for v in (typing.Any, typing.Union, typing.List, typing.Callable, typing.ClassVar)
 )
@@ -100,6 +108,8 @@ _ALIAS_TYPES: tuple[type, ...] = (types.GenericAlias, types.UnionType, type(typi
                                   type(typing.Union[int, str]), type(typing.Literal[1]),
                                   type(typing.Callable[[int], int]))
 _LITERAL_VALUES = (int, str, bytes, bool, NoneType)
+_ORABLE = (types.GenericAlias, types.UnionType)
+_ANNOTATED: Any = typing.Annotated
 _MAX_TEXT = 1000  # a forward reference longer than this is not parsed
 _MAX_DEPTH = 24  # nesting of subscripts and forward references
 _MAX_NODES = 2000
@@ -144,7 +154,7 @@ def _resolve(node: ast.expr, spaces: Sequence[Mapping[str, Any]], budget: _Budge
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         left = _resolve(node.left, spaces, budget, depth + 1)
         right = _resolve(node.right, spaces, budget, depth + 1)
-        return typing.Union[left, right]
+        return _union([left, right])
     if isinstance(node, ast.Subscript):
         return _subscript(node, spaces, budget, depth)
     raise _Unresolvable
@@ -153,7 +163,9 @@ def _resolve(node: ast.expr, spaces: Sequence[Mapping[str, Any]], budget: _Budge
 def _constant(value: Any, spaces: Sequence[Mapping[str, Any]], budget: _Budget, depth: int) -> Any:
     if value is None:
         return NoneType
-    if type(value) is str and len(value) <= _MAX_TEXT:
+    # no type is spelled with a backslash; refusing them keeps the parser's escape-sequence
+    # warnings (host stderr) out of reach
+    if type(value) is str and len(value) <= _MAX_TEXT and "\\" not in value:
         try:
             parsed = ast.parse(value.strip(), mode="eval").body
         except SyntaxError:
@@ -166,6 +178,8 @@ def _name(name: str, spaces: Sequence[Mapping[str, Any]]) -> Any:
     for space in spaces:
         if name in space:
             value = space[name]
+            if _ALLOWED_BY_ID.get(id(value)) is value:
+                return value
             stand_in = _STAND_INS.get(type(value))
             if stand_in is not None:
                 value = stand_in(value)
@@ -202,16 +216,57 @@ def _qualified(node: ast.Attribute) -> Any:
 def _subscript(node: ast.Subscript, spaces: Sequence[Mapping[str, Any]], budget: _Budget,
                depth: int) -> Any:
     base = _resolve(node.value, spaces, budget, depth + 1)
-    if base not in _SUBSCRIPTABLE:
+    if _SUBSCRIPTABLE.get(id(base)) is not base:
         if type(base) is type or issubclass(type(base), type):
             return base  # a guest or env generic class: its arguments are erased
         raise _Unresolvable
     items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
     if base is typing.Literal:
-        args: list[Any] = [_literal(item) for item in items]
-    else:
-        args = [_argument(item, spaces, budget, depth + 1) for item in items]
-    return base[tuple(args) if len(args) > 1 else args[0]]
+        return base[tuple(_literal(item) for item in items)]
+    args = [_argument(item, spaces, budget, depth + 1) for item in items]
+    if base is typing.Union:
+        return _union(args)
+    if base is typing.Optional:
+        if len(args) != 1:
+            raise _Unresolvable
+        return _union([args[0], NoneType])
+    if base in (typing.ClassVar, typing.Final):
+        # typing caches these forms: with a guest class inside, the bare form (dataclasses
+        # still see a ClassVar) rather than a cache entry keeping the guest's class alive
+        return base if _has_guest(args) else base[args[0] if len(args) == 1 else tuple(args)]
+    # typing.List -> list, typing.Sequence -> collections.abc.Sequence...: the runtime class's
+    # own generic alias, which no typing cache keeps
+    origin = base if type(base) is type or issubclass(type(base), type) else typing.get_origin(base)
+    if origin is None:
+        raise _Unresolvable
+    return origin[tuple(args) if len(args) > 1 else args[0]]
+
+
+def _union(arms: list[Any]) -> Any:
+    """``A | B | ...`` as ``types.UnionType`` where every arm allows it (nothing caches those);
+    ``typing.Union`` otherwise, unless a guest class is inside (its cache would keep it)."""
+    arms = [NoneType if a is None else a for a in arms]
+    if all(issubclass(type(a), (*_ORABLE, type)) for a in arms):
+        return functools.reduce(operator.or_, arms)
+    if _has_guest(arms):
+        raise _Unresolvable
+    return typing.Union[tuple(arms)]
+
+
+def _has_guest(values: Any) -> bool:
+    """True when a guest class appears anywhere in ``values`` (a list of resolved types)."""
+    stack = list(values)
+    while stack:
+        value = stack.pop()
+        if type(value) in (list, tuple):
+            stack.extend(value)
+        elif issubclass(type(value), type):
+            if is_guest_type(value):
+                return True
+        elif issubclass(type(value), _ALIAS_TYPES):
+            stack.extend(value.__args__)
+            stack.append(typing.get_origin(value))
+    return False
 
 
 def _argument(node: ast.expr, spaces: Sequence[Mapping[str, Any]], budget: _Budget, depth: int) -> Any:
@@ -254,10 +309,12 @@ def _inert(value: Any, budget: _Budget, depth: int) -> bool:
         return True
     if issubclass(kind, type):  # a class (guest, host or builtin): never text
         return True
-    if kind in _SPECIAL_TYPES:
+    if issubclass(kind, _SPECIAL_TYPES):
         return True
-    if kind in _ALIAS_TYPES:
+    if issubclass(kind, _ALIAS_TYPES):
         origin = typing.get_origin(value)
+        if origin is _ANNOTATED:  # its metadata is arbitrary objects that pydantic acts on
+            return False
         args = value.__args__
         if origin is typing.Literal:
             return all(type(a) in _LITERAL_VALUES for a in args)
