@@ -159,3 +159,11 @@ def test_checked_function_carries_the_expected_types() -> None:
                        expected=Callable[[list[int]], int])
     assert fn.__annotations__ == {"xs": list[int], "return": int}
     assert str(inspect.signature(fn)) == "(xs: list[int], scale: float = 1.0) -> int"
+
+
+def test_host_containers_are_passed_as_themselves_so_in_place_changes_are_seen() -> None:
+    fill = safe_callable("def fill(d: dict, xs: list) -> None:\n    d['seen'] = len(xs)\n    xs.append(0)",
+                         expected=Callable[[dict[str, int], list[int]], None])
+    counts, items = {"a": 1}, [5, 6]
+    assert fill(counts, items) is None
+    assert (counts, items) == ({"a": 1, "seen": 2}, [5, 6, 0])

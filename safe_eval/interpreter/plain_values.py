@@ -78,19 +78,34 @@ def to_plain(value: Any, hint: Any) -> Any:
     if origin is tuple or (origin in _SEQUENCES and issubclass(kind, tuple)):
         return _tuple(value, kind, args if origin is tuple else (*args, ...))
     if origin in _SEQUENCES and issubclass(kind, list):
-        copied = list.copy(value)  # the stored items: no __iter__/__getitem__ of a subclass runs
+        # list.copy reads the stored items: no __iter__/__getitem__ of a subclass runs
+        items = value if kind is list else list.copy(value)
         item = args[0] if args else typing.Any
-        return [to_plain(v, item) for v in copied] if item is not typing.Any else copied
+        return _rebuilt(value, items, [to_plain(v, item) for v in items]) if item is not typing.Any else items
     if origin in _SETS and issubclass(kind, (set, frozenset)):
         exact = frozenset if issubclass(kind, frozenset) else set
-        items = exact.copy(value)  # the stored entries and hashes: no __hash__/__eq__ runs
-        if args and args[0] is not typing.Any:
-            return exact(to_plain(v, args[0]) for v in items)
-        return items
+        # copy() of a subclass reads the stored entries and hashes: no __hash__/__eq__ runs
+        members = value if kind is exact else exact.copy(value)
+        if not args or args[0] is typing.Any:
+            return members
+        converted = [to_plain(v, args[0]) for v in members]
+        return _rebuilt(value, list(members), converted, exact)
     if origin in _MAPPINGS and issubclass(kind, dict):
         key, val = args if len(args) == 2 else (typing.Any, typing.Any)
-        return {to_plain(k, key): to_plain(v, val) for k, v in dict.items(value)}
+        pairs = list(dict.items(value))  # the stored pairs: no keys()/__iter__ of a subclass runs
+        converted = [(to_plain(k, key), to_plain(v, val)) for k, v in pairs]
+        if kind is dict and all(a is c and b is d for (a, b), (c, d) in zip(pairs, converted, strict=True)):
+            return value
+        return dict(converted)
     return value
+
+
+def _rebuilt(value: Any, items: list[Any], converted: list[Any], exact: type = list) -> Any:
+    """``value`` itself when it is already exact and no item changed (the host keeps its own
+    object, e.g. to see in-place changes), else the converted items in the exact type."""
+    if type(value) is exact and all(a is b for a, b in zip(items, converted, strict=True)):
+        return value
+    return converted if exact is list else exact(converted)
 
 
 def _union(value: Any, arms: tuple[Any, ...]) -> Any:
@@ -119,14 +134,16 @@ def _scalar(value: Any, kind: type, accepted: tuple[type, ...]) -> Any:
 def _tuple(value: Any, kind: type, args: tuple[Any, ...]) -> Any:
     if not issubclass(kind, tuple):
         return value
-    items: tuple[Any, ...] = tuple.__getitem__(value, slice(None))
+    items: tuple[Any, ...] = tuple.__getitem__(value, slice(None))  # exact, for a subclass too
     if not args or args == (typing.Any, ...):
         return items
     if len(args) == 2 and args[1] is Ellipsis:
-        return tuple(to_plain(v, args[0]) for v in items)
-    if len(args) != len(items):
+        converted = [to_plain(v, args[0]) for v in items]
+    elif len(args) == len(items):
+        converted = [to_plain(v, t) for v, t in zip(items, args, strict=True)]
+    else:
         return items  # the check reports the length
-    return tuple(to_plain(v, t) for v, t in zip(items, args, strict=True))
+    return _rebuilt(items, list(items), converted, tuple)
 
 
 def _ALL_ITEMS() -> Any:
