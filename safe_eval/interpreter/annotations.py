@@ -133,14 +133,20 @@ class _Unresolvable(Exception):
     pass
 
 
-def resolve(node: ast.expr, namespaces: Sequence[Mapping[str, Any]] = ()) -> Any:
+def resolve(node: ast.expr, namespaces: Sequence[Mapping[str, Any]] = (),
+            charge: Callable[[int], None] | None = None) -> Any:
     """The real type an annotation expression names, or ``UNRESOLVED``. Never evaluates code:
     names are looked up (``namespaces`` first, then the allowlist), only allowlisted generic
-    forms are subscripted, string forward references are parsed and resolved the same way."""
+    forms are subscripted, string forward references are parsed and resolved the same way.
+    ``charge(n)`` is told the nodes visited (a running budget's ops)."""
+    budget = _Budget()
     try:
-        return _resolve(node, namespaces, _Budget(), 0)
+        return _resolve(node, namespaces, budget, 0)
     except (_Unresolvable, TypeError, ValueError, RecursionError, MemoryError):
         return UNRESOLVED
+    finally:
+        if charge is not None:
+            charge(budget.nodes)
 
 
 def _resolve(node: ast.expr, spaces: Sequence[Mapping[str, Any]], budget: _Budget, depth: int) -> Any:
@@ -344,13 +350,14 @@ def function_annotations(kept: Mapping[str, ast.expr], globals_: Mapping[str, An
     return out
 
 
-def class_annotations(fields: Mapping[str, Any], spaces: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def class_annotations(fields: Mapping[str, Any], spaces: Sequence[Mapping[str, Any]],
+                      charge: Callable[[int], None] | None = None) -> dict[str, Any]:
     """A guest class's ``__annotations__`` from the field annotations its body recorded (name ->
     expression, in order): every field kept, its annotation resolved against ``spaces`` (the
     class body, the class's own name, the globals), ``typing.Any`` if it does not resolve."""
     usable = [s for s in spaces if type(s) is dict]
     out: dict[str, Any] = {}
     for key, node in fields.items():
-        value = resolve(node, usable) if isinstance(node, ast.expr) else UNRESOLVED
+        value = resolve(node, usable, charge) if isinstance(node, ast.expr) else UNRESOLVED
         out[key] = typing.Any if value is UNRESOLVED else value
     return out

@@ -113,11 +113,11 @@ def build_class(spec: ClassSpec, bases: tuple[Any, ...], g: dict[str, Any], b: A
     _check_namespace(ns, spec.name)
     fields = ns.get("__annotations__")
     if fields is not None:  # what the metaclass and __init_subclass__ see: no self-reference yet
-        ns["__annotations__"] = class_annotations(fields, (ns, g))
+        ns["__annotations__"] = class_annotations(fields, (ns, g), b.charge)
     cls = meta(spec.name, bases, ns) if bases else meta(spec.name, (), ns)
     mark(cls)
     if fields is not None:
-        cls.__annotations__ = class_annotations(fields, (ns, {spec.name: cls}, g))
+        cls.__annotations__ = class_annotations(fields, (ns, {spec.name: cls}, g), b.charge)
     if cell is not None:
         cell.v = cls
     return cls  # type: ignore[no-any-return]
