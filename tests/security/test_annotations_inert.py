@@ -12,6 +12,9 @@ What the host receives carries real types resolved from the annotation's AST, or
 from __future__ import annotations
 
 import dataclasses
+import datetime
+import decimal
+import fractions
 import functools
 import inspect
 import os
@@ -22,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from safe_eval import PolicyViolation, safe_callable, safe_eval, safe_exec
+from safe_eval import Evaluator, PolicyViolation, safe_callable, safe_eval, safe_exec
 
 EVIL = "__import__('os').system('touch CANARY') or int"
 # the same payload without a dunder name (restrict refuses ``__import__`` even in an annotation)
@@ -218,10 +221,6 @@ class Order:
 
 
 def test_annotations_naming_env_classes_and_curated_types_resolve_to_the_real_classes() -> None:
-    import datetime
-    import decimal
-    import fractions
-
     fn = safe_exec("from decimal import Decimal\nimport datetime\nfrom fractions import Fraction\n"
                    "def f(o: Order, d: Decimal, t: datetime.date, q: 'Fraction', "
                    "l: 'list[Order]', h: helper) -> 'Order | None':\n    pass",
@@ -232,8 +231,6 @@ def test_annotations_naming_env_classes_and_curated_types_resolve_to_the_real_cl
 
 
 def test_resolving_class_annotations_is_charged_to_the_run() -> None:
-    from safe_eval import Evaluator
-
     plain = Evaluator().run("class C:\n    a = 1").ops
     annotated = Evaluator().run("class C:\n    a: 'dict[str, list[int]]' = 1").ops
     # seven nodes (the string, dict[...], dict, str, list[int], list, int), resolved twice
