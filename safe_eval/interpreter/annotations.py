@@ -9,7 +9,11 @@ This module is the one place an annotation becomes a value, by reading its AST:
 - ``typing.X`` / ``collections.abc.X`` name the allowlisted ``X``;
 - ``X[args]`` subscripts only allowlisted generic forms (a guest class's ``__class_getitem__``
   never runs; ``Stack[int]`` of a guest class is the bare class ``Stack``);
-- ``A | B`` is ``Union[A, B]``; ``None`` is ``NoneType``; ``Literal[...]`` takes constants;
+- ``A | B``, ``Optional[A]`` and ``Union[A, B]`` are ``A | B | ...`` (``types.UnionType``),
+  ``typing.List[X]`` is ``list[X]`` and so on: the runtime classes' own generic aliases, which
+  no process-wide ``typing`` cache keeps (a cached ``Optional[Node]`` would keep a guest class,
+  and through its methods the guest's globals, alive after the run); ``None`` is
+  ``NoneType``; ``Literal[...]`` takes constants;
 - a string (``"Node"``, ``from __future__ import annotations`` style, or nested as in
   ``list["Node"]``) is a forward reference: its text is *parsed* and resolved the same way.
 
@@ -81,15 +85,6 @@ _MODULE_CLASSES: dict[str, frozenset[str]] = {
     "decimal": frozenset({"Decimal"}),
     "fractions": frozenset({"Fraction"}),
 }
-# the membrane's guest-side stand-ins for host classes (a tool wrapping a class from ``env``,
-# a guarded ``Decimal``): type of the stand-in -> the host class it stands for, or None
-_STAND_INS: dict[type, Callable[[Any], Any]] = {}
-
-
-def register_stand_in(kind: type, host_class: Callable[[Any], Any]) -> None:
-    """Let an annotation naming a ``kind`` object (a guest-side stand-in for a host class)
-    resolve to the host class ``host_class(obj)`` returns (None: not a class)."""
-    _STAND_INS[kind] = host_class
 # the allowlisted forms that take type arguments (nothing else is ever subscripted; a form
 # that takes none raises TypeError when subscripted, which resolves to UNRESOLVED); keyed by
 # id() so that testing a guest value never calls its __hash__/__eq__
@@ -113,6 +108,15 @@ _ANNOTATED: Any = typing.Annotated
 _MAX_TEXT = 1000  # a forward reference longer than this is not parsed
 _MAX_DEPTH = 24  # nesting of subscripts and forward references
 _MAX_NODES = 2000
+# the membrane's guest-side stand-ins for host classes (a tool wrapping a class from ``env``,
+# a guarded ``Decimal``): type of the stand-in -> the host class it stands for, or None
+_STAND_INS: dict[type, Callable[[Any], Any]] = {}
+
+
+def register_stand_in(kind: type, host_class: Callable[[Any], Any]) -> None:
+    """Let an annotation naming a ``kind`` object (a guest-side stand-in for a host class)
+    resolve to the host class ``host_class(obj)`` returns (None: not a class)."""
+    _STAND_INS[kind] = host_class
 
 
 class _Budget:
@@ -236,7 +240,7 @@ def _subscript(node: ast.Subscript, spaces: Sequence[Mapping[str, Any]], budget:
         if len(args) != 1:
             raise _Unresolvable
         return _union([args[0], NoneType])
-    if base in (typing.ClassVar, typing.Final):
+    if base is typing.ClassVar or base is typing.Final:
         # typing caches these forms: with a guest class inside, the bare form (dataclasses
         # still see a ClassVar) rather than a cache entry keeping the guest's class alive
         return base if _has_guest(args) else base[args[0] if len(args) == 1 else tuple(args)]
