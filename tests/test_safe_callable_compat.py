@@ -167,3 +167,32 @@ def test_host_containers_are_passed_as_themselves_so_in_place_changes_are_seen()
     counts, items = {"a": 1}, [5, 6]
     assert fill(counts, items) is None
     assert (counts, items) == ({"a": 1, "seen": 2}, [5, 6, 0])
+
+
+NOT_DECODED = {
+    "a_builtin": ("f = len", "'f' is not a function the code defines (it is a builtin_function_or_method)"),
+    "a_builtin_type": ("f = int", "'f' is not a function the code defines (it is a type)"),
+    "a_curated_module_function": ("import math\nf = math.sqrt",
+                                  "'f' is not a function the code defines (it is a builtin_function_or_method)"),
+}
+
+
+@pytest.mark.parametrize("code, message", NOT_DECODED.values(), ids=NOT_DECODED.keys())
+def test_a_name_bound_to_a_host_callable_is_not_decoded(code: str, message: str) -> None:
+    with pytest.raises(GuestError) as info:
+        safe_callable(code, "f", expected=Callable[[int], int])
+    assert info.value.message == message
+
+
+DECODED_WRAPPERS = {
+    "callable_object": "class K:\n    def __call__(self, x):\n        return x + 1\nf = K()",
+    "bound_method": "class K:\n    def m(self, x):\n        return x + 1\nf = K().m",
+    "partial": "import functools\ndef g(a, x):\n    return a + x\nf = functools.partial(g, 1)",
+    "lru_cache": "import functools\n@functools.lru_cache\ndef f(x):\n    return x + 1",
+    "lambda": "f = lambda x: x + 1",
+}
+
+
+@pytest.mark.parametrize("code", DECODED_WRAPPERS.values(), ids=DECODED_WRAPPERS.keys())
+def test_guest_callables_in_host_wrappers_are_decoded(code: str) -> None:
+    assert safe_callable(code, "f", expected=Callable[[int], int])(4) == 5

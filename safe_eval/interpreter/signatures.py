@@ -164,8 +164,11 @@ def check_callable(fn: Any, expected: Any) -> CheckedFunction:
     if typing.get_origin(expected) is not _CALLABLE:
         raise TypeError(f"expected must be a Callable[...] type, not {expected!r}")
     params, result = typing.get_args(expected)
-    sig = inspect.signature(fn)
     name = getattr(fn, "__name__", "function")
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError) as e:
+        raise GuestError("TypeError", f"{name} has no signature to check: {e}") from None
     names: list[str] = []
     if params is not Ellipsis:
         try:
