@@ -10,7 +10,9 @@ read from the object's own storage through the plain type's C slots (``int.__int
 host-made ``int``) stays as it is. Where the hint is not a plain type (``Any``, a class), the
 value is left as it is: the host asked for that object.
 
-Recursion follows the hint, not the value, so it is as deep as the hint is.
+An exact container whose items need no change is returned as itself (a host list passed as
+an argument stays the host's list, so in-place changes are seen); only what holds a subclass
+is copied. Recursion follows the hint, not the value, so it is as deep as the hint is.
 """
 
 from __future__ import annotations
