@@ -8,7 +8,7 @@ The attacker's function returns a list whose first item is fine and the rest is 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 import pytest
@@ -115,6 +115,11 @@ SUBCLASSES = {
     "tuple_subclass_for_fixed_tuple": ("Pair((Liar(1), Text('s')))", tuple[int, str], (1, "s")),
     "frozenset_subclass_for_frozenset": ("Bag({1, 2})", frozenset[int], frozenset({1, 2})),
     "nested_containers": ("{'a': Many([Liar(1)])}", dict[str, list[int]], {"a": [1]}),
+    "frozenset_subclass_for_iterable": ("Bag({1, 2})", Iterable[int], frozenset({1, 2})),
+    "str_subclass_for_sequence_of_str": ("Text('ab')", Sequence[str], "ab"),
+    "dict_subclass_for_iterable_of_keys": ("Table({Text('k'): 1})", Iterable[str], {"k": 1}),
+    "list_subclass_for_collection": ("Many([Liar(1)])", Collection[int], [1]),
+    "int_subclass_for_object": ("Liar(3)", object, 3),
 }
 
 
@@ -139,6 +144,11 @@ def test_a_subclass_argument_is_handed_to_the_function_as_the_plain_type() -> No
     total = safe_callable("def total(xs):\n    return [type(xs).__name__, sum(xs)]",
                           expected=Callable[[list[int]], list[Any]])
     assert total(make()) == ["list", 6]
+
+
+def test_where_any_is_expected_the_host_gets_the_guest_object_as_it_is() -> None:
+    fn = safe_callable(f"{LIARS}def f(x):\n    return Liar(x)", "f", expected=Callable[[int], Any])
+    assert type(fn(2)).__name__ == "Liar"
 
 
 def test_bool_stays_bool_where_int_is_expected() -> None:
