@@ -12,7 +12,9 @@ refused with a message naming the parameter.
 
 At every call: arguments and the result are copied to the exact plain types the expected type
 names (``plain_values.to_plain``: a guest ``int`` subclass never reaches the host), then checked
-with typeguard, every item of every collection (``CollectionCheckStrategy.ALL_ITEMS``).
+on every item of every collection: plain data by a fast structural check (``_conforms``),
+anything it cannot vouch for by typeguard (``CollectionCheckStrategy.ALL_ITEMS``), whose
+message the error carries.
 """
 
 from __future__ import annotations
@@ -110,6 +112,46 @@ def _callable_sub(aa: tuple[Any, ...], ab: tuple[Any, ...]) -> bool:
     return len(pa) == len(pb) and all(_sub(y, x) for x, y in zip(pa, pb, strict=True))
 
 
+# the exact types typeguard accepts for a scalar hint (bool is an int; the numeric tower)
+_FAST_SCALARS: dict[Any, tuple[type, ...]] = {
+    int: (int, bool), float: (float, int, bool), complex: (complex, float, int, bool),
+    str: (str,), bytes: (bytes,), bool: (bool,), NoneType: (NoneType,), None: (NoneType,),
+}
+# the exact containers a collection hint accepts, each item checked along its argument
+_FAST_CONTAINERS: dict[Any, tuple[type, ...]] = {
+    list: (list,), set: (set,), frozenset: (frozenset,), tuple: (tuple,),
+    cabc.Sequence: (list, tuple), cabc.MutableSequence: (list,), cabc.Set: (set, frozenset),
+    cabc.MutableSet: (set,), cabc.Collection: (list, tuple, set, frozenset, dict),
+    cabc.Iterable: (list, tuple, set, frozenset, dict),
+}
+_FAST_MAPPINGS = frozenset({dict, cabc.Mapping, cabc.MutableMapping})
+
+
+def _conforms(value: Any, hint: Any) -> bool:
+    """A fast ``True`` when ``value`` (exact plain data, as ``to_plain`` leaves it) conforms to
+    ``hint``; ``False`` means "ask typeguard" (which also words the error). Reads exact
+    builtin containers only, so no guest method runs."""
+    if hint is typing.Any or hint is object:
+        return True
+    scalars = _FAST_SCALARS.get(hint) if isinstance(hint, type) or hint is None else None
+    if scalars is not None:
+        return type(value) in scalars
+    origin = typing.get_origin(hint) or hint
+    args = typing.get_args(hint)
+    if origin is typing.Union or origin is types.UnionType:
+        return any(_conforms(value, arm) for arm in args)
+    kind = type(value)
+    if origin in _FAST_MAPPINGS and kind is dict:
+        key, val = args if len(args) == 2 else (typing.Any, typing.Any)
+        return all(_conforms(k, key) and _conforms(v, val) for k, v in value.items())
+    if kind not in _FAST_CONTAINERS.get(origin, ()):
+        return False
+    if origin is tuple and hint is not tuple and not (len(args) == 2 and args[1] is Ellipsis):
+        return len(args) == len(value) and all(map(_conforms, value, args))  # tuple[()]: empty
+    item = args[0] if args else typing.Any
+    return item is typing.Any or all(_conforms(v, item) for v in value)
+
+
 class CheckedFunction:
     """A guest function whose calls are checked against the expected ``Callable`` type. Its
     ``__annotations__`` and ``__signature__`` carry the expected types (what is enforced)."""
@@ -142,11 +184,15 @@ class CheckedFunction:
         positional = list(bound.args)
         for i, (name, t) in enumerate(self._checked[:len(positional)]):
             value = positional[i] = to_plain(positional[i], t)
+            if _conforms(value, t):
+                continue
             try:
                 check_type(value, t, collection_check_strategy=every)
             except TypeCheckError as e:
                 raise TypeError(f"argument '{name}' of {self.__name__}(): {e}") from None
         result = to_plain(self.__wrapped__(*positional, **bound.kwargs), self._result)
+        if _conforms(result, self._result):
+            return result
         try:
             check_type(result, self._result, collection_check_strategy=every)
         except TypeCheckError as e:

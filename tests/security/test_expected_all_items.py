@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from safe_eval import GuestError, safe_callable
+from safe_eval import GuestError, safe_callable, safe_eval
 
 # (the model's function body, the expected return type): the exact typed error the host gets
 BAD_ITEMS = {
@@ -162,3 +162,38 @@ def test_a_guest_object_that_is_not_the_expected_type_is_refused() -> None:
     with pytest.raises(GuestError) as info:
         fn(1)
     assert info.value.message == "f() returned a value of the wrong type: __main__.Box is not an instance of int"
+
+
+# (the value the model's function returns, the expected return type): accepted exactly when
+# typeguard accepts it with every item checked
+EDGES = {
+    "bool_as_float": ("True", float), "int_as_complex": ("1", complex), "float_as_int": ("1.5", int),
+    "empty_tuple_type": ("()", tuple[()]), "nonempty_for_empty_tuple_type": ("(1,)", tuple[()]),
+    "fixed_tuple_wrong_length": ("(1, 2, 3)", tuple[int, int]),
+    "fixed_tuple_wrong_item": ("(1, 'a')", tuple[int, int]),
+    "bare_tuple": ("(1, 'a')", tuple), "str_as_sequence_of_str": ("'ab'", Sequence[str]),
+    "dict_keys_as_iterable": ("{1: 'a', 'b': 2}", Iterable[int]),
+    "nested_optional": ("[None, 1, None]", list[int | None]),
+    "nested_optional_bad": ("[None, 1, 'x']", list[int | None]),
+    "bytearray_as_bytes": ("bytearray(b'x')", bytes),
+    "set_of_mixed": ("{1, 'a'}", set[int]), "frozenset_ok": ("frozenset({1, 2})", frozenset[int]),
+    "dict_of_lists_bad_deep": ("{'a': [1], 'b': [2, 3.5]}", dict[str, list[int]]),
+    "list_for_sequence_of_float": ("[1, 2.5, True]", Sequence[float]),
+    "none_for_none": ("None", None), "zero_for_none": ("0", None),
+}
+
+
+@pytest.mark.parametrize("expr, result", EDGES.values(), ids=EDGES.keys())
+def test_a_result_is_accepted_exactly_when_typeguard_checking_every_item_accepts_it(
+        expr: str, result: Any) -> None:
+    from typeguard import CollectionCheckStrategy, TypeCheckError, check_type
+
+    fn = safe_callable(f"def f(x):\n    return {expr}", expected=Callable[[int], result])
+    value = safe_eval(expr)  # the same value, built again
+    try:
+        check_type(value, result, collection_check_strategy=CollectionCheckStrategy.ALL_ITEMS)
+    except TypeCheckError:
+        with pytest.raises(GuestError, match="returned a value of the wrong type"):
+            fn(0)
+    else:
+        assert fn(0) == value
