@@ -186,6 +186,9 @@ def test_a_name_bound_to_a_host_callable_is_not_decoded(code: str, message: str)
 
 DECODED_WRAPPERS = {
     "callable_object": "class K:\n    def __call__(self, x):\n        return x + 1\nf = K()",
+    "callable_object_whose_getattr_raises": (
+        "class K:\n    def __getattr__(self, name):\n        raise RuntimeError(name)\n"
+        "    def __call__(self, x):\n        return x + 1\nf = K()"),
     "bound_method": "class K:\n    def m(self, x):\n        return x + 1\nf = K().m",
     "partial": "import functools\ndef g(a, x):\n    return a + x\nf = functools.partial(g, 1)",
     "lru_cache": "import functools\n@functools.lru_cache\ndef f(x):\n    return x + 1",

@@ -20,6 +20,7 @@ message the error carries.
 from __future__ import annotations
 
 import collections.abc as cabc
+import functools
 import inspect
 import types
 import typing
@@ -158,7 +159,7 @@ class CheckedFunction:
 
     def __init__(self, fn: Any, names: list[str], params: list[Any] | None, result: Any) -> None:
         self.__wrapped__ = fn
-        sig = inspect.signature(fn)
+        sig = _signature(fn)
         expected = dict(zip(names, params or (), strict=False))
         self.__signature__ = sig.replace(
             parameters=[p.replace(annotation=expected.get(p.name, p.annotation))
@@ -166,8 +167,8 @@ class CheckedFunction:
             return_annotation=result)
         self.__annotations__ = {**{n: t for n, t in expected.items() if n in sig.parameters},
                                 "return": result}
-        self.__name__ = getattr(fn, "__name__", "function")
-        self.__qualname__ = getattr(fn, "__qualname__", self.__name__)
+        self.__name__ = _name_of(fn, "__name__")
+        self.__qualname__ = _name_of(fn, "__qualname__")
         self.__doc__ = None
         self._checked = list(zip(names, params or (), strict=False))  # by position
         self._result = result
@@ -210,9 +211,9 @@ def check_callable(fn: Any, expected: Any) -> CheckedFunction:
     if typing.get_origin(expected) is not _CALLABLE:
         raise TypeError(f"expected must be a Callable[...] type, not {expected!r}")
     params, result = typing.get_args(expected)
-    name = getattr(fn, "__name__", "function")
+    name = _name_of(fn, "__name__")
     try:
-        sig = inspect.signature(fn)
+        sig = _signature(fn)
     except (TypeError, ValueError) as e:
         raise GuestError("TypeError", f"{name} has no signature to check: {e}") from None
     names: list[str] = []
@@ -236,6 +237,41 @@ def check_callable(fn: Any, expected: Any) -> CheckedFunction:
         raise GuestError("TypeError", f"{name} returns {_show(sig.return_annotation)}, "
                          f"expected {_show(result)}")
     return CheckedFunction(fn, names, None if params is Ellipsis else list(params), result)
+
+
+def _signature(fn: Any) -> inspect.Signature:
+    """``inspect.signature(fn)``, except that a guest callable object's signature is read from
+    its class's ``__call__``: inspect would look attributes up on the object itself, running a
+    guest ``__getattr__``."""
+    from safe_eval.interpreter.functions import Function
+    from safe_eval.interpreter.marks import is_guest_object
+
+    kind = type(fn)
+    if is_guest_object(fn) and kind is not Function and not issubclass(kind, type):
+        call = inspect.signature(kind.__call__)
+        return call.replace(parameters=list(call.parameters.values())[1:])
+    return inspect.signature(fn)
+
+
+def _name_of(fn: Any, attr: str) -> str:
+    """``fn``'s name for messages, read without running guest code (a guest callable object
+    may define ``__getattr__``): a function's own, a class's, else the object's class name."""
+    from safe_eval.interpreter.functions import Function
+
+    for _ in range(8):  # through bound methods and partials
+        if type(fn) is types.MethodType:
+            fn = fn.__func__
+        elif type(fn) is functools.partial:
+            fn = fn.func
+        else:
+            break
+    if type(fn) is Function:
+        name = fn.__dict__.get(attr)
+    elif issubclass(type(fn), type):
+        name = type.__dict__[attr].__get__(fn)
+    else:
+        name = type.__dict__[attr].__get__(type(fn))
+    return str.__str__(name) if issubclass(type(name), str) else "function"
 
 
 def _show(t: Any) -> str:
