@@ -2,8 +2,8 @@
 
 ``to_plain(value, hint)`` walks ``value`` along ``hint`` (``int``, ``list[int]``,
 ``dict[str, list[float]]``, ``Optional[str]``, ``Iterable[str]``...). A value whose type is a
-subclass of a plain type (``int float complex str bytes list tuple dict set frozenset``), where
-the hint is a class that plain type satisfies (``int``; ``float`` for an ``int``;
+subclass of a plain type (``int float complex str bytes bytearray list tuple dict set
+frozenset``), where the hint is a class that plain type satisfies (``int``; ``float`` for an ``int``;
 ``Sequence``/``Iterable``/``Collection``/``object`` for a ``list``...), reaches the host as
 exactly that plain type: a guest ``class Evil(int)`` with its own ``__eq__``/``__hash__``/
 ``__str__``, a ``list`` subclass with its own ``__iter__``. The copy is read from the object's
@@ -30,8 +30,9 @@ NoneType = type(None)
 # exact types that are already what any hint accepting them wants
 _EXACT_SCALARS = frozenset({int, float, complex, str, bytes, bool, NoneType})
 # the plain types, in the order a subclass is matched to its plain base
-_PLAIN = (int, float, complex, str, bytes, list, tuple, dict, set, frozenset)
-_NUMERIC_TOWER = {float: (int,), complex: (int, float)}  # as typeguard accepts them
+_PLAIN = (int, float, complex, str, bytes, bytearray, list, tuple, dict, set, frozenset)
+# plain types a hint accepts though they are not subclasses of it, as typeguard accepts them
+_ALSO_ACCEPTED = {float: (int,), complex: (int, float), bytes: (bytearray,)}
 
 
 def _exact_int(v: Any) -> int:
@@ -56,7 +57,7 @@ def _exact_bytes(v: Any) -> bytes:
 
 _SCALAR_COPIES: dict[type, Any] = {
     int: _exact_int, float: _exact_float, complex: _exact_complex, str: _exact_str,
-    bytes: _exact_bytes,
+    bytes: _exact_bytes, bytearray: bytearray.copy,
 }
 
 
@@ -76,7 +77,7 @@ def to_plain(value: Any, hint: Any) -> Any:
     if origin is typing.Any or not isinstance(origin, type):  # Any, a TypeVar, Literal...
         return value  # the host takes it as it is
     plain = next((p for p in _PLAIN if issubclass(kind, p)), None)
-    if plain is None or not (issubclass(plain, origin) or plain in _NUMERIC_TOWER.get(origin, ())):
+    if plain is None or not (issubclass(plain, origin) or plain in _ALSO_ACCEPTED.get(origin, ())):
         return value  # not a plain value, or one the hint refuses: the type check reports it
     copy = _SCALAR_COPIES.get(plain)
     if copy is not None:

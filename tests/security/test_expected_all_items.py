@@ -97,6 +97,8 @@ LIARS = "\n".join([
     "    def __iter__(self): return iter(['a', 'b', 'c'])",
     "class Ratio(float):",
     "    def __eq__(self, other): return True",
+    "class Buffer(bytearray):",
+    "    def __eq__(self, other): return True",
     "class Bag(frozenset):",
     "    def __iter__(self): return iter([666])",
     "",
@@ -120,6 +122,7 @@ SUBCLASSES = {
     "dict_subclass_for_iterable_of_keys": ("Table({Text('k'): 1})", Iterable[str], {"k": 1}),
     "list_subclass_for_collection": ("Many([Liar(1)])", Collection[int], [1]),
     "int_subclass_for_object": ("Liar(3)", object, 3),
+    "bytearray_subclass_for_bytes": ("Buffer(b'ab')", bytes, bytearray(b"ab")),
 }
 
 
