@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from safe_eval.errors import PolicyError
 from safe_eval.policy._text import quote
 from safe_eval.policy.decision import Decision
+from safe_eval.policy.outbound import UNREADABLE, Incomplete
 
 # conditions.py (six dataclasses, about 5 ms to import) is loaded when the first rule with
 # arguments is built: a policy without tool rules, the common case, never needs it.
@@ -36,7 +37,8 @@ __all__ = ["UNKNOWN", "Action", "Arg", "Decision", "ToolRule", "allow", "deny"]
 Action = Literal["allow", "deny"]
 Matcher = Callable[[tuple[Any, ...], Mapping[str, Any], "dict[str, Any] | None"], bool]
 
-_TOOL_PATTERN = re.compile(r"[A-Za-z_*][A-Za-z0-9_*]*")
+# a tool's name in env, or ``Type.method`` for a method of an exposed object (globs included)
+_TOOL_PATTERN = re.compile(r"[A-Za-z_*][A-Za-z0-9_*]*(\.[A-Za-z_*][A-Za-z0-9_*]*)?")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -58,10 +60,13 @@ class Arg:
 
     name: str
     conditions: tuple[Condition, ...]
+    # ``predicate``: every condition holds (what an allow rule needs); ``denies``: every
+    # condition holds or cannot be evaluated (what fires a deny rule: deny when in doubt)
     predicate: Predicate = field(repr=False, compare=False, hash=False)
+    denies: Predicate = field(repr=False, compare=False, hash=False)
 
     def __init__(self, name: str, *conditions: Condition) -> None:
-        from safe_eval.policy.conditions import Condition, IsType, combine
+        from safe_eval.policy.conditions import Condition, IsType, combine, combine_doubtful
 
         if not isinstance(name, str) or not _IDENT.fullmatch(name):
             raise PolicyError(f"argument name must be an identifier, got {name!r}")
@@ -76,6 +81,7 @@ class Arg:
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "conditions", ordered)
         object.__setattr__(self, "predicate", combine(ordered))
+        object.__setattr__(self, "denies", combine_doubtful(ordered))
 
     def render(self) -> str:
         from safe_eval.policy.conditions import IsType
@@ -88,6 +94,11 @@ class Arg:
 
     def failure(self, value: Any) -> str | None:
         """Why ``value`` fails (the first failing condition), None if it passes."""
+        if type(value) is Incomplete:
+            if all(c.universal() for c in self.conditions):
+                return None
+            what = type(value.value).__name__
+            return f"argument `{self.name}` is not plain data (a {what}), so it cannot be checked"
         for c in self.conditions:
             if not c.predicate(value):
                 return f"argument `{self.name}` {c.failure(value)}"
@@ -148,10 +159,9 @@ class ToolRule:
         if self.args is None:
             return lambda args, kwargs, bound: True
         names = tuple(a.name for a in self.args)
-        checks = {a.name: a.predicate for a in self.args}
         if self.action == "allow":
-            return _allow_matcher(names, checks, self.rest)
-        return _deny_matcher(names, checks)
+            return _allow_matcher(names, {a.name: a.predicate for a in self.args}, self.rest)
+        return _deny_matcher(names, {a.name: a.denies for a in self.args})
 
     def bind(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
         """Arguments by name in this rule's own parameter order (used when the tool has no
@@ -173,6 +183,8 @@ class ToolRule:
         """Why this allow rule does not permit the call (None: it does). Slow path only."""
         if self.args is None:
             return None
+        if bound is UNREADABLE:
+            return f"the signature of `{tool}` cannot be read, so its arguments cannot be checked"
         if bound is None:
             bound, problem = self.bind(args, kwargs)
             if problem:
@@ -253,7 +265,7 @@ def tri_match(
     problem = ""
     if bound is None:
         bound, problem = rule.bind(args, kwargs)
-    checks = {a.name: a.predicate for a in rule.args}
+    checks = {a.name: a.predicate if rule.action == "allow" else a.denies for a in rule.args}
     result: bool | None = True
     if rule.action == "allow":
         if problem:

@@ -1,0 +1,112 @@
+"""One tool call on its way out: plain values, exact keyword names, placed as CPython places them.
+
+``OutboundCall(fn, args, kwargs)`` is built by ``enforce.call_tool`` (and ``Policy.decide``)
+before any rule looks at the call:
+
+- every keyword name becomes an exact ``str`` (``plain.plain_name``: a ``str`` subclass is
+  copied by ``str.__str__``, its ``__hash__``/``__eq__`` never run); a name that is not a
+  ``str`` is a ``BindError``, two names with the same text too;
+- every value becomes its plain copy (``plain.plain``); a value that cannot be copied whole is
+  wrapped in ``Incomplete`` so that a rule condition on it counts as "cannot be evaluated";
+- ``place()`` binds the plain arguments to ``fn``'s real signature (``binding.placer_for``).
+
+The host function is then called with ``host_args()``: the very values the rules decided on
+(placed ones when a rule needed names), the ``Incomplete`` wrappers removed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from safe_eval.policy.binding import BindError, placer_for
+from safe_eval.policy.plain import plain, plain_name
+
+__all__ = ["UNREADABLE", "Incomplete", "OutboundCall"]
+
+
+class Incomplete:
+    """An argument value that could not be copied whole into plain types (a guest object, a
+    proxy, a container holding one): rules never evaluate a condition on it."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return f"<not plain data: a {type(self.value).__name__}>"
+
+
+class _Unreadable:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNREADABLE"
+
+
+# ``OutboundCall.named`` when the tool's signature cannot be read: which argument is which is unknown
+UNREADABLE: Any = _Unreadable()
+_UNPLACED: Any = object()
+
+
+def _bare(value: Any) -> Any:
+    return value.value if type(value) is Incomplete else value
+
+
+class OutboundCall:
+    """The normalised arguments of one call of ``fn`` (None: no function, as for
+    ``Policy.decide`` asked without one; rules then bind positions in their own order)."""
+
+    __slots__ = ("fn", "args", "kwargs", "_named", "_placed")
+
+    def __init__(self, fn: Any, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> None:
+        self.fn = fn
+        self.args = tuple([_plain(a) for a in args])
+        out: dict[str, Any] = {}
+        for key, value in dict.items(kwargs) if type(kwargs) is dict else kwargs.items():
+            name = plain_name(key)
+            if name is None:
+                raise BindError("keywords must be strings")
+            if name in out:
+                raise BindError(f"got multiple values for keyword argument '{name}'")
+            out[name] = _plain(value)
+        self.kwargs = out
+        self._named: Any = _UNPLACED
+        self._placed: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+
+    def named(self) -> dict[str, Any] | None:
+        """Parameter name -> plain value (``binding``'s ``named``), placed on first use;
+        None without a function, ``UNREADABLE`` when its signature cannot be read.
+        ``BindError`` when the arguments do not fit the signature."""
+        if self._named is _UNPLACED:
+            self._named = self._place()
+        named: dict[str, Any] | None = self._named
+        return named
+
+    def _place(self) -> Any:
+        if self.fn is None:
+            return None
+        if not self.args and not self.kwargs:
+            return {}  # nothing to tell apart (a missing required argument fails in the call)
+        placer = placer_for(self.fn)
+        if placer is None:
+            return UNREADABLE
+        args, kwargs, named = placer(self.args, self.kwargs)
+        self._placed = (args, kwargs)
+        for name, value in named.items():
+            # a ``*args`` tuple holding a value that is not plain data is not plain data either
+            if type(value) is tuple and any(type(v) is Incomplete for v in value):
+                named[name] = Incomplete(tuple([_bare(v) for v in value]))
+        return named
+
+    def host_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """What the host function is called with: the placed arguments if a rule placed them,
+        else the normalised ones (CPython places those the same way)."""
+        args, kwargs = self._placed if self._placed is not None else (self.args, self.kwargs)
+        return tuple([_bare(a) for a in args]), {k: _bare(v) for k, v in kwargs.items()}
+
+
+def _plain(value: Any) -> Any:
+    copy, complete = plain(value)
+    return copy if complete else Incomplete(copy)
