@@ -1,9 +1,15 @@
 """Host values handed to the guest in a form it cannot walk: tools, proxies, refusals.
 
 - ``Tool``: a host callable from ``env`` (or a method of an exposed object). Calling it goes
-  through the policy (``safe_eval.policy.enforce.call_tool``); its result crosses back through
-  ``enter_value``; a host exception it raises crosses through ``guest_exception``. The guest
-  sees ``__name__``, ``__qualname__`` and ``__doc__``, nothing else.
+  through the policy (``safe_eval.policy.enforce.call_tool``, the one door out); its result
+  crosses back through ``enter_value``; a host exception it raises crosses through
+  ``guest_exception``. The guest sees ``__name__``, ``__qualname__`` and ``__doc__``, nothing else.
+- ``HostExceptionClass``: a host exception class (not a builtin one) is a ``Tool`` too:
+  constructing it runs host ``__init__`` code on guest arguments, so it is a tool call the policy
+  decides and the audit hook sees. ``except HostError:``, ``raise HostError`` and
+  ``isinstance(e, HostError)`` still work (``exception_class`` gives the interpreter the class to
+  match). It cannot be subclassed by guest code: the subclass would run the host ``__init__``
+  without a decision.
 - ``HostProxy``: any other host object. Exposes only what the host declared with
   ``expose(obj, attrs=..., methods=..., writable=...)`` or a ``__safe_eval_expose__`` class
   attribute; by default nothing but its type name in its repr.
@@ -25,7 +31,10 @@ from typing import Any
 from safe_eval.diagnostics import Diagnostic
 from safe_eval.errors import PolicyViolation, SafeEvalError
 
-__all__ = ["Exposed", "HostIterator", "HostProxy", "Refused", "Tool", "expose", "refusal"]
+__all__ = [
+    "Exposed", "HostExceptionClass", "HostIterator", "HostProxy", "Refused", "Tool",
+    "exception_class", "expose", "refusal",
+]
 
 _KEY = object()
 
@@ -86,6 +95,27 @@ class Tool:
             doc = getattr(self._fn, "__doc__", None)
             return doc if isinstance(doc, str) else None
         raise AttributeError(f"tool '{self._name}' has no attribute '{name}' visible to safe-eval")
+
+
+class HostExceptionClass(Tool):
+    """A host exception class as the guest sees it: constructing it is a tool call."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"<host exception class {self._name}>"
+
+    def __instancecheck__(self, obj: Any) -> bool:
+        return isinstance(obj, self._fn)  # type: ignore[arg-type]  # a class (see crossing)
+
+    def __subclasscheck__(self, cls: Any) -> bool:
+        return isinstance(cls, type) and issubclass(cls, self._fn)  # type: ignore[arg-type]
+
+
+def exception_class(value: Any) -> Any:
+    """The class a guest ``except``/``raise`` names: a ``HostExceptionClass``'s host class (to
+    match, never to call), anything else as it is."""
+    return value._fn if type(value) is HostExceptionClass else value
 
 
 class Exposed:
@@ -224,6 +254,10 @@ class Refused:
 
 def tool(name: str, fn: Callable[..., Any]) -> Tool:
     return Tool(_KEY, name, fn)
+
+
+def host_exception_class(name: str, cls: type[BaseException]) -> HostExceptionClass:
+    return HostExceptionClass(_KEY, name, cls)
 
 
 def proxy(decl: Exposed) -> HostProxy:

@@ -204,6 +204,28 @@ class Policy(Frozen, Shown):
                     break
         return result
 
+    def lifted_denials(self) -> list[str]:
+        """Notes on this policy's own allow rules that try to lift a deny rule of a policy it
+        extends (they cannot: the base's deny rules are a floor, decided first). Two tool
+        patterns overlap when either glob matches the other's text."""
+        if not self.floor:
+            return []
+        own = self.tools[: len(self.tools) - len(self.floor[-1])]
+        notes = []
+        for rule in own:
+            if rule.action != "allow":
+                continue
+            for base in self.floor:
+                for deny in base:
+                    if deny.action == "deny" and (
+                        deny.glob.fullmatch(rule.tool) or rule.glob.fullmatch(deny.tool)
+                    ):
+                        notes.append(
+                            f"`{rule.render()}` cannot lift the base policy's `{deny.render()}`: "
+                            "a call the base denies stays denied"
+                        )
+        return list(dict.fromkeys(notes))
+
     # Imports
 
     def allows_import(self, module: str) -> bool:

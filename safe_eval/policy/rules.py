@@ -127,7 +127,10 @@ class ToolRule:
         if self.action not in ("allow", "deny"):
             raise PolicyError(f"a rule's action is `allow` or `deny`, not {self.action!r}")
         if not isinstance(self.tool, str) or not _TOOL_PATTERN.fullmatch(self.tool):
-            raise PolicyError(f"invalid tool pattern {self.tool!r}: use letters, digits, _ and * globs")
+            raise PolicyError(
+                f"invalid tool pattern {self.tool!r}: use letters, digits, _ and * globs "
+                "(Type.method for a method of an exposed object)"
+            )
         if self.raise_to_guest and self.action != "deny":
             raise PolicyError(
                 "`raise` only applies to deny rules (a call no allow rule matches is denied anyway)"
