@@ -27,15 +27,19 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import inspect
 
-__all__ = ["BindError", "Binder", "Placed", "Placer", "binder_for", "placer_for"]
+__all__ = ["BindError", "Binder", "Placed", "Placer", "binder_for", "parameters_of", "placer_for"]
 
 Placed = tuple[tuple[Any, ...], dict[str, Any], dict[str, Any]]
 Placer = Callable[[tuple[Any, ...], Mapping[str, Any]], Placed]
 Binder = Callable[[tuple[Any, ...], Mapping[str, Any]], dict[str, Any]]
 
 _CACHE_SIZE = 512
-# id(key) -> (key, placer or None): the key is kept so a recycled id is never confused with it
-_cache: dict[int, tuple[Any, Placer | None]] = {}
+
+
+# id(key) -> (key, placer, the names of its parameters other than *args/**kwargs), or
+# (key, None, None) for an unreadable signature: the key is kept so a recycled id is never
+# confused with it
+_cache: dict[int, tuple[Any, Placer | None, frozenset[str] | None]] = {}
 
 
 class BindError(TypeError):
@@ -44,18 +48,27 @@ class BindError(TypeError):
 
 def placer_for(fn: Any) -> Placer | None:
     """The cached placer of ``fn``'s arguments, or None when it has no readable signature."""
+    return _entry(fn)[1]
+
+
+def parameters_of(fn: Any) -> frozenset[str] | None:
+    """The names of ``fn``'s parameters but ``*args``/``**kwargs`` (None: unreadable signature)."""
+    return _entry(fn)[2]
+
+
+def _entry(fn: Any) -> tuple[Any, Placer | None, frozenset[str] | None]:
     key = fn.__func__ if type(fn) is types.MethodType else fn
     entry = _cache.get(id(key))
     if entry is not None and entry[0] is key:
-        return entry[1]
-    placer = _make_placer(fn)
+        return entry
+    entry = (key, *_make_placer(fn))
     owner = getattr(fn, "__self__", None)
     if key is fn and owner is not None and not isinstance(owner, types.ModuleType):
-        return placer  # a C method bound to an instance: caching it would keep the instance
+        return entry  # a C method bound to an instance: caching it would keep the instance
     if len(_cache) >= _CACHE_SIZE:
         _cache.clear()
-    _cache[id(key)] = (key, placer)
-    return placer
+    _cache[id(key)] = entry
+    return entry
 
 
 def binder_for(fn: Any) -> Binder | None:
@@ -66,18 +79,19 @@ def binder_for(fn: Any) -> Binder | None:
     return lambda args, kwargs: placer(args, kwargs)[2]
 
 
-def _make_placer(fn: Any) -> Placer | None:
+def _make_placer(fn: Any) -> tuple[Placer | None, frozenset[str] | None]:
     import inspect
 
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
-        return None
+        return None, None
     params = list(sig.parameters.values())
     _P = inspect.Parameter
+    shape = frozenset(p.name for p in params if p.kind not in (_P.VAR_POSITIONAL, _P.VAR_KEYWORD))
     if all(p.kind in (_P.POSITIONAL_OR_KEYWORD, _P.KEYWORD_ONLY) for p in params):
-        return _simple_placer(params)
-    return _general_placer(sig)
+        return _simple_placer(params), shape
+    return _general_placer(sig), shape
 
 
 def _simple_placer(params: list[inspect.Parameter]) -> Placer:

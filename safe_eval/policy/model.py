@@ -299,7 +299,7 @@ def _first_match(tool: str, call: OutboundCall, rules: tuple[ToolRule, ...]) -> 
                 if rule.action == "deny":
                     return denied_by(tool, rule)
                 continue
-        if rule.match(call.args, call.kwargs, named if rule.args is not None else None):
+        if rule.match(call.args, call.kwargs, named if rule.args is not None else None, call.absent_in_doubt):
             return rule.allowed if rule.action == "allow" else denied_by(tool, rule)
     return None
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from safe_eval.policy.binding import BindError, placer_for
+from safe_eval.policy.binding import BindError, parameters_of, placer_for
 from safe_eval.policy.plain import plain, plain_name
 
 __all__ = ["UNREADABLE", "Incomplete", "OutboundCall"]
@@ -99,6 +99,19 @@ class OutboundCall:
             if type(value) is tuple and any(type(v) is Incomplete for v in value):
                 named[name] = Incomplete(tuple([_bare(v) for v in value]))
         return named
+
+    def absent_in_doubt(self, name: str) -> bool:
+        """A deny rule names ``name`` and the call does not pass it under that name: may a value
+        meant for it still reach the host? Not when it is a parameter of the tool (the tool's
+        own default is used). When the tool has no such parameter, the rule does not fit the
+        tool: any positional argument may be the one it meant (deny when in doubt); a keyword
+        cannot be, keywords are placed by their exact names."""
+        if self.fn is None:
+            return False
+        params = parameters_of(self.fn)
+        if params is None:
+            return True
+        return name not in params and bool(self.args)
 
     def host_args(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """What the host function is called with: the placed arguments if a rule placed them,

@@ -9,8 +9,10 @@ Matching, for a call of tool ``t`` with arguments bound to parameter names:
 - an ``allow`` rule permits only the arguments it names (end the list with ``*`` to let others
   through unchecked) and each named argument the call passes must meet its conditions (an
   argument the call leaves out keeps the tool's own default);
-- a ``deny`` rule fires when every argument it names is passed and meets its conditions,
-  whatever else the call passes.
+- a ``deny`` rule fires when every argument it names is passed and meets its conditions or
+  cannot be evaluated on it (deny when in doubt), whatever else the call passes; an argument
+  the call leaves out counts as passed when a value for it may still reach the host (a non-empty
+  ``*args``, or a tool without that parameter: see ``OutboundCall.absent_in_doubt``).
 A rule is compiled once into a closure (``match``) and a glob regex; the explanations a model
 reads on denial are computed on the denial path only.
 """
@@ -35,7 +37,10 @@ if TYPE_CHECKING:
 __all__ = ["UNKNOWN", "Action", "Arg", "Decision", "ToolRule", "allow", "deny"]
 
 Action = Literal["allow", "deny"]
-Matcher = Callable[[tuple[Any, ...], Mapping[str, Any], "dict[str, Any] | None"], bool]
+# (positional args, keyword args, the arguments by parameter name or None, whether an argument
+# a deny rule names but the call leaves out may still reach the host, or None) -> matches
+Absent = Callable[[str], bool]
+Matcher = Callable[[tuple[Any, ...], Mapping[str, Any], "dict[str, Any] | None", "Absent | None"], bool]
 
 # a tool's name in env, or ``Type.method`` for a method of an exposed object (globs included)
 _TOOL_PATTERN = re.compile(r"[A-Za-z_*][A-Za-z0-9_*]*(\.[A-Za-z_*][A-Za-z0-9_*]*)?")
@@ -160,7 +165,7 @@ class ToolRule:
 
     def _compile(self) -> Matcher:
         if self.args is None:
-            return lambda args, kwargs, bound: True
+            return _any_arguments
         names = tuple(a.name for a in self.args)
         if self.action == "allow":
             return _allow_matcher(names, {a.name: a.predicate for a in self.args}, self.rest)
@@ -221,10 +226,24 @@ class ToolRule:
         return f"({', '.join(parts)})"
 
 
+def _any_arguments(
+    args: tuple[Any, ...],
+    kwargs: Mapping[str, Any],
+    bound: dict[str, Any] | None,
+    absent: Absent | None = None,
+) -> bool:
+    return True
+
+
 def _allow_matcher(names: tuple[str, ...], checks: dict[str, Predicate], rest: bool) -> Matcher:
     count = len(names)
 
-    def match(args: tuple[Any, ...], kwargs: Mapping[str, Any], bound: dict[str, Any] | None) -> bool:
+    def match(
+        args: tuple[Any, ...],
+        kwargs: Mapping[str, Any],
+        bound: dict[str, Any] | None,
+        absent: Absent | None = None,
+    ) -> bool:
         if bound is None:
             if len(args) > count and not rest:
                 return False
@@ -246,13 +265,21 @@ def _allow_matcher(names: tuple[str, ...], checks: dict[str, Predicate], rest: b
 
 
 def _deny_matcher(names: tuple[str, ...], checks: dict[str, Predicate]) -> Matcher:
-    def match(args: tuple[Any, ...], kwargs: Mapping[str, Any], bound: dict[str, Any] | None) -> bool:
+    def match(
+        args: tuple[Any, ...],
+        kwargs: Mapping[str, Any],
+        bound: dict[str, Any] | None,
+        absent: Absent | None = None,
+    ) -> bool:
         if bound is None:
             bound = dict(zip(names, args, strict=False))
             bound.update(kwargs)
         for name in names:
-            if name not in bound or not checks[name](bound[name]):
-                return False
+            if name in bound:
+                if not checks[name](bound[name]):
+                    return False
+            elif absent is None or not absent(name):
+                return False  # left out: the tool's own default is used
         return True
 
     return match
