@@ -5,11 +5,12 @@ positionally (``search("x", 5)``), and for ``def fetch(url, /, **options)`` a ke
 lands in ``options``, not in ``url``. ``placer_for(fn)`` gives a function that places a call's
 arguments exactly as CPython will when the host function is called, and returns
 
-    (args, kwargs, named)
+    (args, kwargs, named, star)
 
 ``args``/``kwargs`` are what the host function is then called with (``inspect.BoundArguments``
 ``.args``/``.kwargs``), ``named`` what rules see: parameter name -> value, the keywords a
-``**kwargs`` parameter receives spread by name, the ``*args`` tuple under its own name.
+``**kwargs`` parameter receives spread by name, the ``*args`` tuple under its own name
+(``star``, None when the signature has no ``*args``).
 
 The placer is built once per function (cached by identity; for a bound method, per underlying
 function, so the instance is not kept) and is a plain zip for the common signature without
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["BindError", "Binder", "Placed", "Placer", "binder_for", "parameters_of", "placer_for"]
 
-Placed = tuple[tuple[Any, ...], dict[str, Any], dict[str, Any]]
+Placed = tuple[tuple[Any, ...], dict[str, Any], dict[str, Any], "str | None"]
 Placer = Callable[[tuple[Any, ...], Mapping[str, Any]], Placed]
 Binder = Callable[[tuple[Any, ...], Mapping[str, Any]], dict[str, Any]]
 
@@ -48,6 +49,9 @@ class BindError(TypeError):
 
 def placer_for(fn: Any) -> Placer | None:
     """The cached placer of ``fn``'s arguments, or None when it has no readable signature."""
+    entry = _cache.get(id(fn))
+    if entry is not None and entry[0] is fn:
+        return entry[1]
     return _entry(fn)[1]
 
 
@@ -100,14 +104,24 @@ def _simple_placer(params: list[inspect.Parameter]) -> Placer:
     positional = tuple(p.name for p in params if p.kind is _P.POSITIONAL_OR_KEYWORD)
     names = frozenset(p.name for p in params)
     required = tuple(p.name for p in params if p.default is _P.empty)
+    # for n positional arguments and no keywords: the first required parameter left unfilled
+    missing_after = [
+        next((r for r in required if r not in positional[:n]), None) for n in range(len(positional) + 1)
+    ]
+    too_many = len(positional)
 
     def place(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Placed:
         # every parameter takes a keyword and there is no *args/**kwargs: CPython places the
         # positional arguments in order and the keywords by name, so calling with the same
         # args and kwargs is calling with exactly what ``named`` holds
-        if len(args) > len(positional):
-            raise BindError(f"takes {len(positional)} positional argument(s) but {len(args)} were given")
+        if len(args) > too_many:
+            raise BindError(f"takes {too_many} positional argument(s) but {len(args)} were given")
         named = dict(zip(positional, args, strict=False))
+        if not kwargs:
+            missing = missing_after[len(args)]
+            if missing is not None:
+                raise BindError(f"missing a required argument: '{missing}'")
+            return args, {}, named, None
         for key, value in kwargs.items():
             if key not in names:
                 raise BindError(f"got an unexpected keyword argument '{key}'")
@@ -117,7 +131,7 @@ def _simple_placer(params: list[inspect.Parameter]) -> Placer:
         for name in required:
             if name not in named:
                 raise BindError(f"missing a required argument: '{name}'")
-        return tuple(args), dict(kwargs), named
+        return args, dict(kwargs), named, None
 
     return place
 
@@ -126,6 +140,7 @@ def _general_placer(sig: inspect.Signature) -> Placer:
     from inspect import Parameter as _P  # loaded by _make_placer already
 
     kinds = {name: p.kind for name, p in sig.parameters.items()}
+    star = next((name for name, kind in kinds.items() if kind is _P.VAR_POSITIONAL), None)
 
     def place(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Placed:
         try:
@@ -148,6 +163,6 @@ def _general_placer(sig: inspect.Signature) -> Placer:
                     "pass it under another name"
                 )
             named[key] = value
-        return bound.args, bound.kwargs, named
+        return bound.args, bound.kwargs, named, star
 
     return place

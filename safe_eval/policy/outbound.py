@@ -48,6 +48,7 @@ class _Unreadable:
 # ``OutboundCall.named`` when the tool's signature cannot be read: which argument is which is unknown
 UNREADABLE: Any = _Unreadable()
 _UNPLACED: Any = object()
+_SCALARS = frozenset({str, int, float, bool, type(None)})  # plain as they are: no copy to make
 
 
 def _bare(value: Any) -> Any:
@@ -62,15 +63,22 @@ class OutboundCall:
 
     def __init__(self, fn: Any, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> None:
         self.fn = fn
-        self.args = tuple([_plain(a) for a in args])
+        for a in args:
+            if type(a) not in _SCALARS:
+                args = tuple([_plain(a) for a in args])
+                break
+        else:
+            args = tuple(args)  # a tuple already when it comes from a call
+        self.args: tuple[Any, ...] = args
         out: dict[str, Any] = {}
-        for key, value in dict.items(kwargs) if type(kwargs) is dict else kwargs.items():
-            name = plain_name(key)
-            if name is None:
-                raise BindError("keywords must be strings")
-            if name in out:
-                raise BindError(f"got multiple values for keyword argument '{name}'")
-            out[name] = _plain(value)
+        if kwargs:
+            for key, value in dict.items(kwargs) if type(kwargs) is dict else kwargs.items():
+                name = plain_name(key)
+                if name is None:
+                    raise BindError("keywords must be strings")
+                if name in out:
+                    raise BindError(f"got multiple values for keyword argument '{name}'")
+                out[name] = value if type(value) in _SCALARS else _plain(value)
         self.kwargs = out
         self._named: Any = _UNPLACED
         self._placed: tuple[tuple[Any, ...], dict[str, Any]] | None = None
@@ -79,9 +87,9 @@ class OutboundCall:
         """Parameter name -> plain value (``binding``'s ``named``), placed on first use;
         None without a function, ``UNREADABLE`` when its signature cannot be read.
         ``BindError`` when the arguments do not fit the signature."""
-        if self._named is _UNPLACED:
-            self._named = self._place()
         named: dict[str, Any] | None = self._named
+        if named is _UNPLACED:
+            named = self._named = self._place()
         return named
 
     def _place(self) -> Any:
@@ -92,12 +100,13 @@ class OutboundCall:
         placer = placer_for(self.fn)
         if placer is None:
             return UNREADABLE
-        args, kwargs, named = placer(self.args, self.kwargs)
+        args, kwargs, named, star = placer(self.args, self.kwargs)
         self._placed = (args, kwargs)
-        for name, value in named.items():
+        if star is not None:
+            value = named.get(star, ())
             # a ``*args`` tuple holding a value that is not plain data is not plain data either
-            if type(value) is tuple and any(type(v) is Incomplete for v in value):
-                named[name] = Incomplete(tuple([_bare(v) for v in value]))
+            if Incomplete in map(type, value):
+                named[star] = Incomplete(tuple([_bare(v) for v in value]))
         return named
 
     def absent_in_doubt(self, name: str) -> bool:
