@@ -23,6 +23,8 @@ in ``tests/security/test_one_door_out.py``):
     dict       dict.items(x)         (a view iterating the hash table, not keys()/__iter__)
     set        set.__iter__(x)       frozenset  frozenset.__iter__(x)
 
+Each container copied is charged its length to the running budget before it is copied.
+
 Not ``dict.copy`` (it calls a subclass's ``keys()`` when ``__iter__`` is overridden), not
 ``str(x)``/``list(x)``/``dict(x)`` (they dispatch to the subclass). A dict key or set element
 that cannot be copied makes the whole container incomplete and it is passed as it is: putting
@@ -33,6 +35,8 @@ from __future__ import annotations
 
 import sys
 from typing import Any
+
+from safe_eval.limits.budget import current
 
 __all__ = ["MAX_DEPTH", "plain", "plain_name"]
 
@@ -81,18 +85,31 @@ def _copy(value: Any, depth: int, path: set[int]) -> tuple[Any, bool]:
     if depth >= MAX_DEPTH or id(value) in path:
         return value, False
     if issubclass(t, list):
+        _pay(list.__len__(value))
         return _items(list.copy(value), list, value, depth, path)
     if issubclass(t, tuple):
+        _pay(tuple.__len__(value))
         return _items(tuple.__iter__(value), tuple, value, depth, path)
     if issubclass(t, dict):
+        _pay(dict.__len__(value))
         return _dict(value, depth, path)
     if issubclass(t, frozenset):
+        _pay(frozenset.__len__(value))
         return _set(frozenset.__iter__(value), frozenset, value, depth, path)
     if issubclass(t, set):
+        _pay(set.__len__(value))
         return _set(set.__iter__(value), set, value, depth, path)
     if issubclass(t, bytearray):
         return bytearray.copy(value), True
     return value, False
+
+
+def _pay(items: int) -> None:
+    # copying is work the guest asked for, one op per item, charged before it is done (as
+    # ``list(x)`` is): a tool called in a loop with a large list cannot multiply it for free
+    budget = current()
+    if budget is not None:
+        budget.charge(items)
 
 
 def _exact_number(t: type) -> bool:

@@ -341,3 +341,11 @@ r
 """
     policy = parse_policy("allow fail()")
     assert safe_eval(code, {"fail": fail, "HostError": HostError}, policy=policy) == ("disk full", True)
+
+
+def test_copying_a_large_argument_is_paid_for_by_the_guest() -> None:
+    ev = Evaluator(parse_policy("allow take(*)"))
+    env = {"take": lambda xs: None}
+    alone = ev.run("xs = [[0]] * 100_000", env).ops
+    passed = ev.run("xs = [[0]] * 100_000\ntake(xs)", env).ops
+    assert passed - alone >= 200_000  # the outer list and each inner one, one op per item
