@@ -46,7 +46,6 @@ from safe_eval.membrane.proxies import (
     Refused,
     Tool,
     declared,
-    host_exception_class,
     host_iterator,
     proxy,
     refused,
@@ -176,8 +175,7 @@ def _enter_type(cls: type, name: str | None) -> Any:
     if why:
         return refused(f"class '{cls.__name__}'", why)
     if issubclass(cls, BaseException):
-        # constructing it runs host code on guest arguments: a tool call (``except`` still works)
-        return host_exception_class(name or cls.__name__, cls)
+        return cls  # so ``except HostError:`` works; walking it is refused by get_attr
     return tool(name or cls.__name__, cls)
 
 

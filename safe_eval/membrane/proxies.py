@@ -33,7 +33,7 @@ from safe_eval.errors import PolicyViolation, SafeEvalError
 
 __all__ = [
     "Exposed", "HostExceptionClass", "HostIterator", "HostProxy", "Refused", "Tool",
-    "exception_class", "expose", "refusal",
+    "exception_class", "expose", "is_host_exception_class", "refusal",
 ]
 
 _KEY = object()
@@ -105,11 +105,28 @@ class HostExceptionClass(Tool):
     def __repr__(self) -> str:
         return f"<host exception class {self._name}>"
 
+    def __eq__(self, other: object) -> bool:
+        # ``type(e) == HostError``: the same host class, whichever path the guest took to it
+        return type(other) is HostExceptionClass and other._fn is self._fn
+
+    def __hash__(self) -> int:
+        return hash(self._fn)
+
     def __instancecheck__(self, obj: Any) -> bool:
         return isinstance(obj, self._fn)  # type: ignore[arg-type]  # a class (see crossing)
 
     def __subclasscheck__(self, cls: Any) -> bool:
         return isinstance(cls, type) and issubclass(cls, self._fn)  # type: ignore[arg-type]
+
+
+def is_host_exception_class(cls: type) -> bool:
+    """A host exception class whose construction the policy decides: not a builtin or curated
+    standard-library one (their constructors only store their arguments), not a guest one."""
+    from safe_eval.membrane import allowlists
+
+    if allowlists._stdlib_pending:
+        allowlists.ensure_stdlib_types()
+    return cls not in allowlists.HOST_TYPE_NAMES
 
 
 def exception_class(value: Any) -> Any:

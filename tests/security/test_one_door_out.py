@@ -321,6 +321,25 @@ def test_constructing_a_host_exception_class_is_a_tool_call_the_policy_denies() 
     ]
 
 
+RECONSTRUCTIONS = {
+    "type_of_caught": "try:\n    fail()\nexcept Exception as e:\n    r = type(e)('payload')",
+    "class_attribute": "try:\n    fail()\nexcept Exception as e:\n    r = e.__class__('payload')",
+}
+
+
+@pytest.mark.parametrize("code", RECONSTRUCTIONS.values(), ids=RECONSTRUCTIONS.keys())
+def test_the_class_of_a_caught_host_exception_is_the_same_gated_tool(code: str) -> None:
+    def fail() -> None:
+        raise HostError("disk full")
+
+    HostError.built.clear()
+    with pytest.raises(PolicyViolation, match="`HostError` is not an allowed tool"):
+        safe_eval(code, {"fail": fail}, policy=parse_policy("allow fail()"))
+    assert HostError.built == [("disk full",)]  # the tool's own raise, never the guest's
+    same = "try:\n    fail()\nexcept Exception as e:\n    r = (type(e) == HostError, isinstance(e, type(e)))\nr"
+    assert safe_eval(same, {"fail": fail, "HostError": HostError}, policy=parse_policy("allow fail()")) == (True, True)
+
+
 def test_a_host_exception_class_cannot_be_subclassed_to_run_its_constructor_ungated() -> None:
     HostError.built.clear()
     with pytest.raises(GuestError, match="cannot derive from"):
