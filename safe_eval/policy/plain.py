@@ -16,7 +16,8 @@ in ``tests/security/test_one_door_out.py``):
 
     str        str.__str__(x)        (a plain str is returned as is, a subclass copied)
     int        int.__int__(x)        float  float.__float__(x)
-    bytes      bytes.__bytes__(x)    complex complex.__complex__(x)
+    bytes      bytes.__getitem__(x, slice(None))
+    complex    complex(complex.real.__get__(x), complex.imag.__get__(x))
     bytearray  bytearray.copy(x)     Decimal, Fraction (exact types only): kept as they are
     list       list.copy(x)          (list_slice: the item array, not __iter__/__getitem__)
     tuple      tuple.__iter__(x)     (tupleiter: the item array)
@@ -47,12 +48,26 @@ MAX_DEPTH = 32
 _NoneType = type(None)
 _EXACT: frozenset[type] = frozenset({str, int, float, bool, bytes, complex, _NoneType})
 # subclass -> the base type's own copying routine (see the module docstring)
+_ALL = slice(None)
+_REAL, _IMAG = complex.real.__get__, complex.imag.__get__  # the C fields, not a guest property
+
+
+def _bytes_copy(value: bytes) -> bytes:
+    # bytes_subscript: a full slice of a subclass copies the stored bytes (3.10 has no
+    # bytes.__bytes__; 3.12 lets a class define __buffer__, so not bytes(memoryview(x)))
+    return bytes.__getitem__(value, _ALL)
+
+
+def _complex_copy(value: complex) -> complex:
+    return complex(_REAL(value), _IMAG(value))  # 3.10 has no complex.__complex__
+
+
 _SCALAR_COPIES: tuple[tuple[type, Any], ...] = (
     (str, str.__str__),
     (int, int.__int__),
     (float, float.__float__),
-    (bytes, bytes.__bytes__),
-    (complex, complex.__complex__),
+    (bytes, _bytes_copy),
+    (complex, _complex_copy),
 )
 
 

@@ -230,7 +230,8 @@ PLAIN_COPIES = {
     "float": ("F(1.5)", "class F(float):\n    __float__ = spy('__float__', 9.0)\n    __repr__ = spy('__repr__', '9')", 1.5),
     "bytes": ('B(b"ab")', "class B(bytes):\n    __bytes__ = spy('__bytes__', b'zz')\n    __iter__ = spy('__iter__', iter([1]))\n"
               "    __getitem__ = spy('__getitem__', 1)", b"ab"),
-    "complex": ("C(1+2j)", "class C(complex):\n    __complex__ = spy('__complex__', 9j)", 1 + 2j),
+    "complex": ("C(1+2j)", "class C(complex):\n    __complex__ = spy('__complex__', 9j)\n"
+                "    real = property(spy('real', 9.0))\n    imag = property(spy('imag', 9.0))", 1 + 2j),
     "bytearray": ('A(b"ab")', "class A(bytearray):\n    __iter__ = spy('__iter__', iter([1]))\n"
                   "    copy = spy('copy', bytearray())\n    __getitem__ = spy('__getitem__', 1)", bytearray(b"ab")),
     "list": ("L([1, 2])", "class L(list):\n    __iter__ = spy('__iter__', iter([9]))\n    __len__ = spy('__len__', 1)\n"
