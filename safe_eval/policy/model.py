@@ -42,8 +42,8 @@ _UNSET: Any = object()
 
 
 class Policy(Frozen, Shown):
-    """A frozen value: equal when name, imports, limits and tools are equal, hashed on them
-    (a plain class, not a dataclass: see ``safe_eval._record``)."""
+    """A frozen value: equal when name, imports, limits, tools and floor are equal, hashed on
+    them (a plain class, not a dataclass: see ``safe_eval._record``)."""
 
     __slots__ = ("name", "imports", "limits", "tools", "floor", "_by_tool", "_hash")
     _fields = ("name", "imports", "limits", "tools", "floor")
