@@ -12,7 +12,8 @@
   without a decision.
 - ``HostProxy``: any other host object. Exposes only what the host declared with
   ``expose(obj, attrs=..., methods=..., writable=...)`` or a ``__safe_eval_expose__`` class
-  attribute; by default nothing but its type name in its repr.
+  attribute; by default nothing but its type name in its repr. A value assigned to a writable
+  attribute is stored as its plain copy (``policy/plain.py``), like a tool argument.
 - ``HostIterator``: a host generator or iterator; each item crosses through ``enter_value``.
 - ``Refused``: a host value that must never reach the guest (a module without a curated
   wrapper, ``exec``, anything from ``os``...). Using it raises ``PolicyViolation``, which guest
@@ -205,7 +206,11 @@ class HostProxy:
     def __safe_eval_setattr__(self, name: str, value: Any) -> None:
         if name not in self._decl.writable:
             raise AttributeError(f"'{self._label}' object attribute '{name}' is read-only in safe-eval")
-        setattr(self._obj, name, value)
+        from safe_eval.policy.plain import plain
+
+        # the other way out of the guest: the host reads this attribute later, so it gets the
+        # plain data a guest str/list subclass holds, never the subclass with its own methods
+        setattr(self._obj, name, plain(value)[0])
 
 
 class HostIterator:

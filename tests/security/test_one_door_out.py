@@ -369,3 +369,24 @@ def test_copying_a_large_argument_is_paid_for_by_the_guest() -> None:
     alone = ev.run("xs = [[0]] * 100_000", env).ops
     passed = ev.run("xs = [[0]] * 100_000\ntake(xs)", env).ops
     assert passed - alone >= 200_000  # the outer list and each inner one, one op per item
+
+
+def test_a_writable_attribute_of_an_exposed_object_receives_plain_data() -> None:
+    class Profile:
+        name = "alice"
+        tags: list[str] = []
+
+    profile = Profile()
+    env = {"profile": expose(profile, attrs=["name", "tags"], writable=["name", "tags"])}
+    code = """
+class Name(str):
+    def __str__(self): return "x" * 1_000_000
+class Tags(list):
+    def __iter__(self): return iter(["admin"])
+p = [profile][0]  # the static check refuses a write to an env name; the membrane decides this one
+p.name = Name("bob")
+p.tags = Tags(["user"])
+"""
+    safe_eval(code, env)
+    assert (type(profile.name), str(profile.name)) == (str, "bob")
+    assert (type(profile.tags), list(profile.tags)) == (list, ["user"])
