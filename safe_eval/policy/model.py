@@ -288,7 +288,9 @@ def _first_match(tool: str, call: OutboundCall, rules: tuple[ToolRule, ...]) -> 
     """The decision of the first rule matching the call (None: no rule matches)."""
     named: Any = _UNSET  # placed once, on reaching the first rule that names arguments
     for rule in rules:
-        if rule.args is not None:
+        if rule.args is None:
+            matched = True
+        else:
             if named is _UNSET:
                 try:
                     named = call.named()
@@ -299,7 +301,8 @@ def _first_match(tool: str, call: OutboundCall, rules: tuple[ToolRule, ...]) -> 
                 if rule.action == "deny":
                     return denied_by(tool, rule)
                 continue
-        if rule.match(call.args, call.kwargs, named if rule.args is not None else None, call.absent_in_doubt):
+            matched = rule.match(call.args, call.kwargs, named, call.absent_in_doubt)
+        if matched:
             return rule.allowed if rule.action == "allow" else denied_by(tool, rule)
     return None
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from safe_eval.policy.binding import BindError, parameters_of, placer_for
+from safe_eval.policy.binding import BindError, Placer, parameters_of, placer_for
 from safe_eval.policy.plain import plain, plain_name
 
 __all__ = ["UNREADABLE", "Incomplete", "OutboundCall"]
@@ -88,18 +88,19 @@ class OutboundCall:
         None without a function, ``UNREADABLE`` when its signature cannot be read.
         ``BindError`` when the arguments do not fit the signature."""
         named: dict[str, Any] | None = self._named
-        if named is _UNPLACED:
-            named = self._named = self._place()
+        if named is not _UNPLACED:
+            return named
+        if self.fn is None:
+            named = None
+        elif not self.args and not self.kwargs:
+            named = {}  # nothing to tell apart (a missing required argument fails in the call)
+        else:
+            placer = placer_for(self.fn)
+            named = UNREADABLE if placer is None else self._place(placer)
+        self._named = named
         return named
 
-    def _place(self) -> Any:
-        if self.fn is None:
-            return None
-        if not self.args and not self.kwargs:
-            return {}  # nothing to tell apart (a missing required argument fails in the call)
-        placer = placer_for(self.fn)
-        if placer is None:
-            return UNREADABLE
+    def _place(self, placer: Placer) -> dict[str, Any]:
         args, kwargs, named, star = placer(self.args, self.kwargs)
         self._placed = (args, kwargs)
         if star is not None:
