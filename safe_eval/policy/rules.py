@@ -43,7 +43,7 @@ Absent = Callable[[str], bool]
 Matcher = Callable[[tuple[Any, ...], Mapping[str, Any], "dict[str, Any] | None", "Absent | None"], bool]
 
 # a tool's name in env, or ``Type.method`` for a method of an exposed object (globs included)
-_TOOL_PATTERN = re.compile(r"[A-Za-z_*][A-Za-z0-9_*]*(\.[A-Za-z_*][A-Za-z0-9_*]*)?")
+_TOOL_PATTERN = re.compile(r"[A-Za-z_*][A-Za-z0-9_*]*(\.[A-Za-z_*][A-Za-z0-9_*]*)*")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
