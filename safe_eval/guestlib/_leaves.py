@@ -263,9 +263,26 @@ def _copy() -> dict[str, Any]:
             "_slot_names": slot_names, "Error": copy.Error}
 
 
+# -- namedtuple ---------------------------------------------------------------------------------
+
+def iskeyword(name: object) -> bool:
+    import keyword
+
+    return type(name) is str and keyword.iskeyword(name)
+
+
+def itemgetter(index: object) -> Any:
+    import operator
+
+    if type(index) is not int:
+        raise TypeError("itemgetter() takes an int here")
+    return operator.itemgetter(index)
+
+
 _BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
     "dataclasses": _dataclasses,
     "copy": _copy,
+    "namedtuple": lambda: {"_iskeyword": iskeyword, "_itemgetter": itemgetter},
 }
 
 
