@@ -95,28 +95,25 @@ _HOOK = (
     "        self.v = [1]\n"
     "a = A()\n"
 )
-_INSTALL = {
-    "instance_dict": "vars(a)[name] = hook\n",
-    "setattr_on_instance": "setattr(a, name, hook)\n",
-    "setattr_on_class": "setattr(A, name, hook)\n",
+# the hook installed in the instance's own __dict__ (CPython's deepcopy looks it up on the
+# instance; copy.copy reads __reduce_ex__ there, and __reduce__ on the class only)
+_HONOURED_BY_CPYTHON = {
+    "reduce_ex_copy": ("__reduce_ex__", "copy.copy"),
+    "reduce_ex_deepcopy": ("__reduce_ex__", "copy.deepcopy"),
+    "reduce_deepcopy": ("__reduce__", "copy.deepcopy"),
 }
 
 
-@pytest.mark.parametrize("copier", ["copy.copy", "copy.deepcopy"])
-@pytest.mark.parametrize("hook_name", ["__reduce_ex__", "__reduce__"])
-@pytest.mark.parametrize("install", list(_INSTALL.values()), ids=list(_INSTALL))
-def test_copy_never_calls_a_reduce_hook_the_guest_installed(install, hook_name, copier):
+@pytest.mark.parametrize(("hook_name", "copier"), list(_HONOURED_BY_CPYTHON.values()),
+                         ids=list(_HONOURED_BY_CPYTHON))
+def test_copy_never_calls_a_reduce_hook_the_guest_put_in_an_instance_dict(hook_name, copier):
     code = (
-        "import copy\n" + _HOOK + f"name = {hook_name!r}\n"
-        "try:\n    " + install.strip() + "\nexcept (AttributeError, TypeError):\n    pass\n"
+        "import copy\n" + _HOOK +
+        f"vars(a)[{hook_name!r}] = hook\n"
         f"b = {copier}(a)\n"
         "(calls, type(b) is A, b.v == [1], b is not a)"
     )
-    try:
-        result = safe_eval(code)
-    except PolicyViolation:
-        return  # the install itself was refused before running: nothing to honour
-    assert result == ([], True, True, True)
+    assert safe_eval(code) == ([], True, True, True)
 
 
 def test_deepcopy_hands_a_guest_deepcopy_hook_only_guest_visible_objects():
@@ -206,7 +203,7 @@ _POISON = {
                       "import dataclasses\ndataclasses.dataclass.__name__", "dataclass"),
     "function_attribute": ("import copy\nf = copy.deepcopy\nf.marker = 1",
                            "import copy\nhasattr(copy.deepcopy, 'marker')", False),
-    "wrapped_chain": ("import functools\nf = functools.wraps\nf.__wrapped__ = print",
+    "wrapped_chain": ("import functools\ndef g():\n    pass\nf = functools.wraps\nf.__wrapped__ = g",
                       "import functools\nhasattr(functools.wraps, '__wrapped__')", False),
     "namedtuple_attribute": ("import collections\nf = collections.namedtuple\nf.rename = True",
                              "import collections\nhasattr(collections.namedtuple, 'rename')", False),
