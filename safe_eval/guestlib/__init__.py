@@ -82,7 +82,7 @@ def load(name: str) -> dict[str, Any]:
     compiled = _compile(name, frozenset(leaves))
     g: dict[str, Any] = dict(leaves)
     if ctx is None:
-        _run_outside(compiled, g)  # (REQUIRES above ran outside too: each load is its own)
+        _run_outside(compiled, g)
     else:
         compiled.run(g, ctx.budget)
         ctx.extra[key] = g

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from types import MethodType as types_MethodType
 from collections.abc import Callable
+from types import MethodType as types_MethodType
 from typing import Any
 
 from safe_eval.membrane.kinds import is_guest_defined_type
@@ -237,7 +237,8 @@ def newargs(x: object) -> tuple[Any, ...]:
         raise TypeError("newargs() takes an instance of a guest class")
     for base in (tuple, int, float, complex, str, bytes):
         if isinstance(x, base):
-            result: tuple[Any, ...] = base.__getnewargs__(x)  # type: ignore[attr-defined]
+            getnewargs: Any = base.__dict__["__getnewargs__"]  # the builtin's C method itself
+            result: tuple[Any, ...] = getnewargs(x)
             return result
     return ()
 

@@ -61,7 +61,7 @@ def deepcopy(x, memo=None):
         if found is not _nil:
             return found
         same = True
-        for k, j in zip(x, y):
+        for k, j in zip(x, y, strict=True):
             if k is not j:
                 same = False
                 break

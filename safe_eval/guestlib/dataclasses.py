@@ -1,7 +1,7 @@
 # Guest standard library: ``dataclasses``. Run by the safe-eval interpreter as guest code (see
 # safe_eval/guestlib/__init__.py): every getattr/setattr/call below goes through the membrane
-# with the guest's rights. Names starting with ``_own``/``_dataclass``/``_finish``/``_set``/
-# ``_host``, ``MISSING``, ``FrozenInstanceError`` and ``_PY313`` are host leaves (_leaves.py).
+# with the guest's rights. The names this file uses without defining them are host leaves
+# (``_leaves.py``, ``_dataclasses()``; ``_deepcopy`` is this run's guest-stdlib copy.deepcopy).
 #
 # CPython generates __init__/__repr__/... as source text and execs it; ours are closures over
 # the field list, generic in their arguments, with CPython's error messages.
@@ -93,7 +93,7 @@ def _make_init(cls, fields, frozen, post_init):
             if key not in names:
                 raise TypeError(f"{qualname}() got an unexpected keyword argument '{key}'")
         values = {}
-        for f, arg in zip(positional, args):
+        for f, arg in zip(positional, args, strict=False):
             if f.name in kwargs:
                 raise TypeError(f"{qualname}() got multiple values for argument '{f.name}'")
             values[f.name] = arg
@@ -220,7 +220,8 @@ def _process(cls, init, repr, eq, order, unsafe_hash, frozen, match_args, kw_onl
     if order and not eq:
         raise ValueError("eq must be true if order is true")
     own_hash = _own_dunder(cls, "__hash__")
-    has_own_hash = not (own_hash == "missing" or (own_hash == "none" and _own_dunder(cls, "__eq__") != "missing"))
+    eq_in_body = _own_dunder(cls, "__eq__") != "missing"
+    has_own_hash = not (own_hash == "missing" or (own_hash == "none" and eq_in_body))
     field_map = _collect_fields(cls, kw_only)
     fields = list(field_map.values())
     positional_names = tuple(f.name for f in fields if f.init and not f.kw_only)

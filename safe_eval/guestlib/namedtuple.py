@@ -44,7 +44,7 @@ def namedtuple(typename, field_names, *, rename=False, defaults=None, module=Non
     defaults_t = tuple(defaults) if defaults is not None else ()
     if len(defaults_t) > len(field_tuple):
         raise TypeError("Got more default values than field names")
-    defaults_map = dict(zip(field_tuple[len(field_tuple) - len(defaults_t):], defaults_t))
+    defaults_map = dict(zip(field_tuple[len(field_tuple) - len(defaults_t):], defaults_t, strict=True))
     nfields = len(field_tuple)
     required = nfields - len(defaults_map)
     if required == nfields:
@@ -89,17 +89,18 @@ def namedtuple(typename, field_names, *, rename=False, defaults=None, module=Non
             return result
 
         def _replace(self, /, **kwds):
-            result = self._make([kwds.pop(name, value) for name, value in zip(field_tuple, self)])
+            pairs = zip(field_tuple, self, strict=True)
+            result = self._make([kwds.pop(name, value) for name, value in pairs])
             if kwds:
                 raise ValueError(f"Got unexpected field names: {list(kwds)!r}")
             return result
 
         def __repr__(self):
-            body = ", ".join(f"{name}={value!r}" for name, value in zip(field_tuple, self))
+            body = ", ".join(f"{name}={value!r}" for name, value in zip(field_tuple, self, strict=True))
             return f"{type(self).__name__}({body})"
 
         def _asdict(self):
-            return dict(zip(field_tuple, self))
+            return dict(zip(field_tuple, self, strict=True))
 
     _NamedTuple.__name__ = typename
     _NamedTuple.__qualname__ = typename

@@ -9,7 +9,7 @@ import math
 import pytest
 
 from safe_eval import Evaluator, safe_eval
-from safe_eval.errors import GuestError, PolicyViolation
+from safe_eval.errors import GuestError
 
 
 class Vault:
