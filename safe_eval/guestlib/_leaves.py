@@ -80,6 +80,42 @@ def dataclass_fields(obj: object, own: bool = False) -> dict[str, Any] | None:
     return None
 
 
+def field_values(obj: object, names: object) -> tuple[Any, ...]:
+    """``(obj.a, obj.b, ...)`` read exactly as guest code reads them: the membrane's guarded
+    ``get_attr`` (so a host object or a wrapper shows only what the guest may see), one
+    operation charged per name. The comparison and hash of every dataclass go through here."""
+    from safe_eval.membrane import get_attr
+    from safe_eval.membrane.modules._util import charge
+
+    if type(names) is not tuple:
+        raise TypeError("field_values() takes a tuple of names")
+    charge(len(names))
+    return tuple([get_attr(obj, name) for name in names])
+
+
+_OBJECT_SETATTR: list[Any] = []  # the membrane's guarded object.__setattr__, fetched once
+
+
+def set_fields(obj: object, names: object, values: object, frozen: bool) -> None:
+    """``obj.name = value`` for each pair, exactly as guest code would write it: the membrane's
+    ``set_attr`` (``frozen``: the guarded ``object.__setattr__`` guest code gets, which only
+    writes to guest-made objects); one operation charged per name."""
+    from safe_eval.membrane import get_attr, set_attr
+    from safe_eval.membrane.modules._util import charge
+
+    if type(names) is not tuple or type(values) not in (tuple, list) or len(names) != len(values):
+        raise TypeError("set_fields() takes a tuple of names and as many values")
+    charge(len(names))
+    if frozen:
+        if not _OBJECT_SETATTR:
+            _OBJECT_SETATTR.append(get_attr(object, "__setattr__"))
+        setter = _OBJECT_SETATTR[0]
+    else:
+        setter = set_attr
+    for name, value in zip(names, values, strict=True):
+        setter(obj, name, value)
+
+
 def finish_field(f: object, name: object, annotation: object, kw_only: bool) -> Any:
     """Name a ``Field`` the guest got from ``field()`` (or a fresh one around a plain default),
     as the dataclass decorator does; refuses dunder names (``__class__: int = 0`` would let
@@ -170,6 +206,8 @@ def _dataclasses() -> dict[str, Any]:
         "_set_dataclass_info": set_dataclass_info,
         "_host_field": dataclasses.field,
         "_is_field": is_field,
+        "_field_values": field_values,
+        "_set_fields": set_fields,
         "_set_signature": set_signature,
         "MISSING": _MISSING,
         "FrozenInstanceError": dataclasses.FrozenInstanceError,
@@ -257,11 +295,55 @@ def slot_names(cls: object) -> tuple[str, ...]:
     return tuple(names)
 
 
+_PLAIN_ATOMS: frozenset[type] = frozenset({type(None), int, float, bool, complex, str, bytes})
+_PLAIN_CONTAINERS: frozenset[type] = frozenset({list, tuple, dict, set, frozenset})
+_PLAIN_MAX_DEPTH = 64
+
+
+def _is_plain_tree(x: object) -> bool:
+    """Exact builtin containers of exact scalars, nested at most ``_PLAIN_MAX_DEPTH`` deep
+    (iterative; one operation charged per node)."""
+    from safe_eval.membrane.modules._util import charge
+
+    seen: set[int] = set()
+    stack: list[tuple[object, int]] = [(x, 0)]
+    nodes = 0
+    while stack:
+        item, depth = stack.pop()
+        t = type(item)
+        nodes += 1
+        if t in _PLAIN_ATOMS:
+            continue
+        if t not in _PLAIN_CONTAINERS or depth >= _PLAIN_MAX_DEPTH:
+            charge(nodes)
+            return False
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        children: Any = item
+        if t is dict:
+            children = [*children.keys(), *children.values()]
+        stack.extend((child, depth + 1) for child in children)
+    charge(nodes)
+    return True
+
+
+def plain_deepcopy(x: object, memo: object, missing: object) -> Any:
+    """``copy.deepcopy(x, memo)`` when ``x`` is a tree of plain data and ``memo`` an exact
+    dict (the host copies only builtin containers and scalars: it calls nothing of the guest's
+    and meets no wrapper), else ``missing`` and the guest code copies it."""
+    import copy
+
+    if type(memo) is not dict or not _is_plain_tree(x):
+        return missing
+    return copy.deepcopy(x, memo)
+
+
 def _copy() -> dict[str, Any]:
     import copy
 
     return {"_copy_kind": copy_kind, "_type_name": type_name, "_newargs": newargs,
-            "_slot_names": slot_names, "Error": copy.Error}
+            "_slot_names": slot_names, "_plain_deepcopy": plain_deepcopy, "Error": copy.Error}
 
 
 # -- namedtuple ---------------------------------------------------------------------------------

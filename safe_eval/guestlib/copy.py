@@ -1,6 +1,6 @@
 # Guest standard library: ``copy``. Run by the safe-eval interpreter as guest code (see
-# safe_eval/guestlib/__init__.py). ``_copy_kind``, ``_type_name``, ``_newargs``, ``_slot_names``
-# and ``Error`` are host leaves (_leaves.py).
+# safe_eval/guestlib/__init__.py). ``_copy_kind``, ``_type_name``, ``_newargs``, ``_slot_names``,
+# ``_plain_deepcopy`` and ``Error`` are host leaves (_leaves.py).
 #
 # CPython's copy falls back on ``__reduce_ex__`` and then sets whatever the reduce tuple names
 # with host rights. Ours never asks an object to describe itself: plain containers are rebuilt
@@ -48,8 +48,12 @@ def deepcopy(x, memo=None):
         return y
     kind = _copy_kind(x)
     if kind == "atomic":
-        y = x
-    elif kind == "list":
+        return x
+    if kind == "list" or kind == "dict" or kind == "tuple" or kind == "set" or kind == "frozenset":
+        y = _plain_deepcopy(x, memo, _nil)  # a tree of plain data: one host leaf
+        if y is not _nil:
+            return y
+    if kind == "list":
         y = []
         memo[d] = y
         for a in x:

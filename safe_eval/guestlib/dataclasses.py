@@ -28,7 +28,7 @@ def _default_of(f):
 def _listed(names):
     if len(names) == 1:
         return repr(names[0])
-    return ", ".join(repr(n) for n in names[:-1]) + f" and {names[-1]!r}"
+    return ", ".join([repr(n) for n in names[:-1]]) + f" and {names[-1]!r}"
 
 
 def _collect_fields(cls, kw_only):
@@ -83,8 +83,13 @@ def _make_init(cls, fields, frozen, post_init):
         takes = f"from {required + 1} to {len(positional) + 1}"
     takes += " positional argument" + ("" if takes == "1" else "s")
     npos = len(positional)
+    # every field given positionally, nothing else to set: the arguments are the values
+    direct = len(init_fields) == npos and not derived
+    direct_names = tuple([f.name for f in positional])
+    assigned = [f for f in fields if f.init or _has_default(f)]
 
-    def init(self, *args, **kwargs):
+    def bind(args, kwargs):
+        """The value of each assigned field, in field order, with CPython's binding errors."""
         if len(args) > npos:
             given = len(args) + 1
             raise TypeError(f"{qualname}() takes {takes} but {given} "
@@ -118,12 +123,15 @@ def _make_init(cls, fields, frozen, post_init):
             raise TypeError(f"{qualname}() missing {what}: {_listed(missing_kw)}")
         for f in derived:
             values[f.name] = _default_of(f)
-        for f in fields:
-            if f.name in values:
-                if frozen:
-                    object.__setattr__(self, f.name, values[f.name])
-                else:
-                    setattr(self, f.name, values[f.name])
+        return [values[f.name] for f in assigned]
+
+    assigned_names = tuple([f.name for f in assigned])
+
+    def init(self, *args, **kwargs):
+        if direct and not kwargs and len(args) == npos:
+            _set_fields(self, direct_names, args, frozen)
+        else:
+            _set_fields(self, assigned_names, bind(args, kwargs), frozen)
         if post_init:
             getattr(self, "__post_init__")()
 
@@ -145,7 +153,7 @@ def _make_repr(cls, fields):
             return "..."
         running.add(key)
         try:
-            body = ", ".join(f"{name}={getattr(self, name)!r}" for name in shown)
+            body = ", ".join([f"{name}={getattr(self, name)!r}" for name in shown])
         finally:
             running.discard(key)
         return f"{type(self).__qualname__}({body})"
@@ -156,22 +164,33 @@ def _make_repr(cls, fields):
 
 
 def _make_compare(cls, fields, name):
-    names = [f.name for f in fields if f.compare]
+    names = tuple([f.name for f in fields if f.compare])
 
-    def method(self, other):
-        if type(other) is not type(self):
-            return NotImplemented
-        mine = tuple(getattr(self, n) for n in names)
-        theirs = tuple(getattr(other, n) for n in names)
-        if name == "__eq__":
-            return mine == theirs
-        if name == "__lt__":
-            return mine < theirs
-        if name == "__le__":
-            return mine <= theirs
-        if name == "__gt__":
-            return mine > theirs
-        return mine >= theirs
+    if name == "__eq__":
+        def method(self, other):
+            if type(other) is not type(self):
+                return NotImplemented
+            return _field_values(self, names) == _field_values(other, names)
+    elif name == "__lt__":
+        def method(self, other):
+            if type(other) is not type(self):
+                return NotImplemented
+            return _field_values(self, names) < _field_values(other, names)
+    elif name == "__le__":
+        def method(self, other):
+            if type(other) is not type(self):
+                return NotImplemented
+            return _field_values(self, names) <= _field_values(other, names)
+    elif name == "__gt__":
+        def method(self, other):
+            if type(other) is not type(self):
+                return NotImplemented
+            return _field_values(self, names) > _field_values(other, names)
+    else:
+        def method(self, other):
+            if type(other) is not type(self):
+                return NotImplemented
+            return _field_values(self, names) >= _field_values(other, names)
 
     method.__name__ = name
     method.__qualname__ = f"{cls.__qualname__}.{name}"
@@ -179,10 +198,10 @@ def _make_compare(cls, fields, name):
 
 
 def _make_hash(fields):
-    names = [f.name for f in fields if (f.compare if f.hash is None else f.hash)]
+    names = tuple([f.name for f in fields if (f.compare if f.hash is None else f.hash)])
 
     def hash_(self):
-        return hash(tuple(getattr(self, n) for n in names))
+        return hash(_field_values(self, names))
 
     hash_.__name__ = "__hash__"
     return hash_
@@ -224,7 +243,7 @@ def _process(cls, init, repr, eq, order, unsafe_hash, frozen, match_args, kw_onl
     has_own_hash = not (own_hash == "missing" or (own_hash == "none" and eq_in_body))
     field_map = _collect_fields(cls, kw_only)
     fields = list(field_map.values())
-    positional_names = tuple(f.name for f in fields if f.init and not f.kw_only)
+    positional_names = tuple([f.name for f in fields if f.init and not f.kw_only])
     new_match_args = None
     if match_args and _own_dunder(cls, "__match_args__") == "missing":
         new_match_args = positional_names
@@ -298,9 +317,9 @@ def _inner(obj, factory):
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):
         return type(obj)(*[_inner(v, factory) for v in obj])
     if isinstance(obj, (list, tuple)):
-        return type(obj)(_inner(v, factory) for v in obj)
+        return type(obj)([_inner(v, factory) for v in obj])
     if isinstance(obj, dict):
-        return type(obj)((_inner(k, factory), _inner(v, factory)) for k, v in obj.items())
+        return type(obj)([(_inner(k, factory), _inner(v, factory)) for k, v in obj.items()])
     return _deepcopy(obj)
 
 

@@ -78,7 +78,7 @@ def namedtuple(typename, field_names, *, rename=False, defaults=None, module=Non
                                if n not in kwargs and n not in defaults_map]
                     s = "s" if len(missing) > 1 else ""
                     raise TypeError(f"{typename}.__new__() missing {len(missing)} required positional "
-                                    f"argument{s}: " + ", ".join(repr(n) for n in missing))
+                                    f"argument{s}: " + ", ".join([repr(n) for n in missing]))
             return tuple.__new__(cls, values)
 
         @classmethod
@@ -96,7 +96,7 @@ def namedtuple(typename, field_names, *, rename=False, defaults=None, module=Non
             return result
 
         def __repr__(self):
-            body = ", ".join(f"{name}={value!r}" for name, value in zip(field_tuple, self, strict=True))
+            body = ", ".join([f"{name}={value!r}" for name, value in zip(field_tuple, self, strict=True)])
             return f"{type(self).__name__}({body})"
 
         def _asdict(self):

@@ -13,7 +13,7 @@ PER_RUN = True
 
 
 def build() -> dict[str, Any]:
-    from safe_eval.guestlib import load
+    """The host part, built once (the ``abc`` wrapper is immutable and shared)."""
     from safe_eval.membrane.modules import CuratedModule
     from safe_eval.membrane.modules._hosttypes import allow_all
     from safe_eval.membrane.modules.collections_abc import build as build_abc
@@ -21,6 +21,12 @@ def build() -> dict[str, Any]:
     allow_all([collections.UserDict, collections.UserList, collections.UserString])
     attrs = pick(collections, ["Counter", "defaultdict", "deque", "OrderedDict", "ChainMap",
                                "UserDict", "UserList", "UserString"])
-    attrs["namedtuple"] = load("namedtuple")["namedtuple"]
     attrs["abc"] = CuratedModule("collections.abc", build_abc())
     return attrs
+
+
+def guest_attrs() -> dict[str, Any]:
+    """The guest-stdlib ``namedtuple`` of this run."""
+    from safe_eval.guestlib import load
+
+    return {"namedtuple": load("namedtuple")["namedtuple"]}

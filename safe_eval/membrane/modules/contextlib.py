@@ -16,10 +16,15 @@ PER_RUN = True
 
 
 def build() -> dict[str, Any]:
-    from safe_eval.guestlib import load
+    """The host part, built once."""
     from safe_eval.membrane.modules._hosttypes import allow_all
 
     allow_all([contextlib.suppress, contextlib.nullcontext, contextlib.closing, contextlib.ExitStack])
-    attrs = pick(contextlib, ["suppress", "nullcontext", "closing", "ExitStack"])
-    attrs["contextmanager"] = load("contextlib")["contextmanager"]
-    return attrs
+    return pick(contextlib, ["suppress", "nullcontext", "closing", "ExitStack"])
+
+
+def guest_attrs() -> dict[str, Any]:
+    """The guest-stdlib ``contextmanager`` of this run."""
+    from safe_eval.guestlib import load
+
+    return {"contextmanager": load("contextlib")["contextmanager"]}

@@ -9,13 +9,19 @@ One namespace per evaluation (``PER_RUN``).
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 PER_RUN = True
 
 
 def build() -> dict[str, Any]:
+    return {"Error": copy.Error}
+
+
+def guest_attrs() -> dict[str, Any]:
+    """The guest-stdlib functions of this run."""
     from safe_eval.guestlib import load
 
     namespace = load("copy")
-    return {name: namespace[name] for name in ("copy", "deepcopy", "Error")}
+    return {"copy": namespace["copy"], "deepcopy": namespace["deepcopy"]}

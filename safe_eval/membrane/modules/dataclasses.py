@@ -16,15 +16,21 @@ from typing import Any
 
 PER_RUN = True
 
-NAMES = ("dataclass", "field", "fields", "asdict", "astuple", "replace", "is_dataclass", "MISSING",
-         "FrozenInstanceError")
+NAMES = ("dataclass", "field", "fields", "asdict", "astuple", "replace", "is_dataclass")
 
 
 def build() -> dict[str, Any]:
-    from safe_eval.guestlib import load
+    """The host part, built once: the sentinel and the exception class."""
     from safe_eval.membrane.modules._hosttypes import allow
 
     allow(dataclasses.Field, ["name", "type", "default", "default_factory", "init", "repr", "hash",
                               "compare", "metadata", "kw_only"])
+    return {"MISSING": dataclasses.MISSING, "FrozenInstanceError": dataclasses.FrozenInstanceError}
+
+
+def guest_attrs() -> dict[str, Any]:
+    """The guest-stdlib functions of this run."""
+    from safe_eval.guestlib import load
+
     namespace = load("dataclasses")
     return {name: namespace[name] for name in NAMES}

@@ -55,13 +55,19 @@ class cached_property:
 
 
 def build() -> dict[str, Any]:
-    from safe_eval.guestlib import load
+    """The host part, built once."""
     from safe_eval.membrane.modules._hosttypes import allow
 
     allow(type(functools.lru_cache()(len)), ["cache_info", "cache_clear", "cache_parameters"])
     attrs = pick(functools, ["reduce", "partial", "lru_cache", "cache", "cmp_to_key"])
-    namespace = load("functools")
-    attrs.update({name: namespace[name] for name in
-                  ("wraps", "total_ordering", "update_wrapper", "WRAPPER_ASSIGNMENTS", "WRAPPER_UPDATES")})
     attrs["cached_property"] = cached_property
     return attrs
+
+
+def guest_attrs() -> dict[str, Any]:
+    """The guest-stdlib functions (and their default tuples) of this run."""
+    from safe_eval.guestlib import load
+
+    namespace = load("functools")
+    return {name: namespace[name] for name in
+            ("wraps", "total_ordering", "update_wrapper", "WRAPPER_ASSIGNMENTS", "WRAPPER_UPDATES")}
