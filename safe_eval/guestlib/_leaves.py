@@ -16,7 +16,6 @@ from __future__ import annotations
 import dataclasses
 import sys
 from collections.abc import Callable
-from types import MethodType as types_MethodType
 from typing import Any
 
 from safe_eval.membrane.kinds import is_guest_defined_type
@@ -244,9 +243,11 @@ _KINDS: dict[type, str] = {}
 
 
 def copy_kind(x: object) -> str:
-    """How ``copy`` treats ``x``, from its exact type only: ``"atomic"`` (returned as it is),
-    a container kind rebuilt by the guest code, ``"guest"`` (an instance of a guest-defined
-    class, a class counts as atomic) or ``"other"`` (refused: host objects, wrappers)."""
+    """How ``copy`` treats ``x``, from its exact type only: a container kind the guest code
+    rebuilds, ``"guest"`` (an instance of a guest-defined class) or ``"atomic"``: returned as
+    it is. Atomic are immutable values, classes, functions, and every host object and wrapper
+    (a proxy, a tool, a curated ``re.Pattern``): the guest holds the same wrapper again and no
+    host code ever duplicates what is behind it."""
     if not _KINDS:
         _KINDS.update(_copy_kinds())
     t = type(x)
@@ -257,14 +258,7 @@ def copy_kind(x: object) -> str:
         return "atomic"
     if is_guest_defined_type(t):
         return "guest"
-    if t is types_MethodType and type(getattr(x, "__func__", None)) in _KINDS:
-        return "atomic"
-    return "other"
-
-
-def type_name(x: object) -> str:
-    name = type(x).__name__
-    return name if type(name) is str else "object"
+    return "atomic"
 
 
 def newargs(x: object) -> tuple[Any, ...]:
@@ -342,7 +336,7 @@ def plain_deepcopy(x: object, memo: object, missing: object) -> Any:
 def _copy() -> dict[str, Any]:
     import copy
 
-    return {"_copy_kind": copy_kind, "_type_name": type_name, "_newargs": newargs,
+    return {"_copy_kind": copy_kind, "_newargs": newargs,
             "_slot_names": slot_names, "_plain_deepcopy": plain_deepcopy, "Error": copy.Error}
 
 

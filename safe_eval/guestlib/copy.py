@@ -1,5 +1,5 @@
 # Guest standard library: ``copy``. Run by the safe-eval interpreter as guest code (see
-# safe_eval/guestlib/__init__.py). ``_copy_kind``, ``_type_name``, ``_newargs``, ``_slot_names``,
+# safe_eval/guestlib/__init__.py). ``_copy_kind``, ``_newargs``, ``_slot_names``,
 # ``_plain_deepcopy`` and ``Error`` are host leaves (_leaves.py).
 #
 # CPython's copy falls back on ``__reduce_ex__`` and then sets whatever the reduce tuple names
@@ -7,15 +7,12 @@
 # here, guest objects are rebuilt the way ``object.__reduce_ex__(4)`` would describe them
 # (``cls.__new__(cls, *newargs)``, then the instance ``__dict__`` and slots, list/dict items),
 # and a guest ``__copy__``/``__deepcopy__`` is an ordinary guest call. Immutable values are
-# returned as they are; membrane wrappers and other host objects cannot be copied.
-# Divergences: immutable host values (Decimal, Fraction, datetime ...) are returned as they
-# are, where CPython may return an equal new object.
+# returned as they are, and so are membrane wrappers and other host objects (no host code
+# duplicates what is behind a wrapper). Divergences: immutable host values (Decimal,
+# Fraction, datetime ...) and host objects are returned as they are, where CPython may return
+# a new object.
 
 _nil = object()
-
-
-def _refuse(x):
-    raise TypeError(f"cannot pickle '{_type_name(x)}' object")
 
 
 def copy(x):
@@ -30,8 +27,6 @@ def copy(x):
         return type(x)(x.default_factory, x)
     if kind == "mapping":
         return type(x)(x)
-    if kind != "guest":
-        _refuse(x)
     cls = type(x)
     copier = getattr(cls, "__copy__", None)
     if copier is not None:
@@ -89,14 +84,12 @@ def deepcopy(x, memo=None):
         memo[d] = y
         for key, value in x.items():
             y[deepcopy(key, memo)] = deepcopy(value, memo)
-    elif kind == "guest":
+    else:
         copier = getattr(x, "__deepcopy__", None)
         if copier is not None:
             y = copier(memo)
         else:
             y = _reconstruct(x, memo)
-    else:
-        _refuse(x)
     if y is not x:
         memo[d] = y
         _keep_alive(x, memo)

@@ -132,11 +132,10 @@ def test_deepcopy_hands_a_guest_deepcopy_hook_only_guest_visible_objects():
     assert safe_eval(code) == ["list"]
 
 
-def test_copy_refuses_to_duplicate_a_host_proxy():
-    with pytest.raises(GuestError) as info:
-        safe_eval("import copy\ncopy.deepcopy(vault)", {"vault": Vault()})
-    assert info.value.type_name == "TypeError"
-    assert "cannot pickle" in str(info.value)
+def test_deepcopy_hands_back_the_same_host_proxy_and_never_copies_the_object_behind_it():
+    vault = Vault()
+    code = "import copy\nbox = [vault]\nc = copy.deepcopy(box)\n(c[0] is vault, c is not box, copy.copy(vault) is vault)"
+    assert safe_eval(code, {"vault": vault}) == (True, True, True)
 
 
 # -- statistics: host library code never calls methods of guest numbers ----------------------
