@@ -102,8 +102,8 @@ def set_fields(obj: object, names: object, values: object, frozen: bool) -> None
     from safe_eval.membrane import get_attr, set_attr
     from safe_eval.membrane.modules._util import charge
 
-    if type(names) is not tuple or not isinstance(values, (tuple, list)) or type(values) not in (tuple, list) \
-            or len(names) != len(values):
+    exact = isinstance(values, (tuple, list)) and type(values) in (tuple, list)
+    if type(names) is not tuple or not exact or len(names) != len(values):
         raise TypeError("set_fields() takes a tuple of names and as many values")
     charge(len(names))
     if frozen:
