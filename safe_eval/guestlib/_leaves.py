@@ -102,9 +102,10 @@ def set_fields(obj: object, names: object, values: object, frozen: bool) -> None
     from safe_eval.membrane import get_attr, set_attr
     from safe_eval.membrane.modules._util import charge
 
-    exact = isinstance(values, (tuple, list)) and type(values) in (tuple, list)
-    if type(names) is not tuple or not exact or len(names) != len(values):
-        raise TypeError("set_fields() takes a tuple of names and as many values")
+    if type(names) is not tuple or not isinstance(values, (tuple, list)) or type(values) not in (tuple, list):
+        raise TypeError("set_fields() takes a tuple of names and a tuple or list of values")
+    if len(names) != len(values):
+        raise TypeError("set_fields() takes as many values as names")
     charge(len(names))
     if frozen:
         if not _OBJECT_SETATTR:
