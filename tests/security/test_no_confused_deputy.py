@@ -83,6 +83,24 @@ def test_a_dataclass_eq_called_on_two_host_proxies_does_not_compare_the_objects_
     assert info.value.type_name == "AttributeError"
 
 
+_HOST_CLASSES = {"UserDict": "collections.UserDict", "UserList": "collections.UserList",
+                 "Counter": "collections.Counter", "Fraction": "fractions.Fraction"}
+
+
+@pytest.mark.parametrize("target", list(_HOST_CLASSES.values()), ids=list(_HOST_CLASSES))
+def test_dataclass_cannot_turn_a_shared_host_class_into_a_dataclass(target):
+    import collections
+    import dataclasses
+    import fractions
+
+    attack = f"import collections, fractions\nfrom dataclasses import dataclass\ndataclass({target})"
+    with pytest.raises(GuestError) as info:
+        safe_eval(attack)
+    assert info.value.type_name == "TypeError"
+    assert not any(dataclasses.is_dataclass(c) for c in (collections.UserDict, collections.UserList,
+                                                           collections.Counter, fractions.Fraction))
+
+
 # -- copy: nothing an object says about itself makes host code act --------------------------
 
 _HOOK = (
