@@ -1,11 +1,13 @@
 """The host functions the guest standard library calls: leaves on plain data.
 
-Each leaf does one thing guest code cannot express, on arguments it checks first: a class the
-guest's own code defined (``_guest_class``), an exact ``dataclasses.Field``, tuples of ``str``.
-None of them calls a method of a guest object or reads an attribute through the object's own
-``__getattribute__``: class namespaces are read as mappings (``type.__dict__``), so a guest
-class cannot run code of its own while a leaf looks at it, and what a leaf returns is data
-the guest itself put there (or a bool, a tuple of str, a new ``Field``).
+Each leaf does one thing guest code cannot express (or cannot do fast), on arguments it checks
+first: a class the guest's own code defined (``_guest_class``), an exact ``dataclasses.Field``,
+a guest function, tuples of ``str``, plain data. Class namespaces are read as mappings
+(``type.__dict__``), never through a hook, and what a leaf returns is data the guest itself
+put there (or a bool, a tuple of str, a new ``Field``, a copy of plain data). The two leaves
+that read and write attributes of arbitrary objects, ``field_values`` and ``set_fields`` (the
+hot path of every dataclass), do it through the membrane's guarded ``get_attr``/``set_attr``:
+exactly what the guest's own ``obj.x``/``obj.x = v`` would do, and priced per attribute.
 
 The leaves are reachable only from the guest-stdlib modules' globals, but each one is written
 to be safe in any guest's hands (a guest that got one could do nothing it cannot already do).
