@@ -1,6 +1,7 @@
-# Guest standard library: ``contextlib.contextmanager``. Run by the safe-eval interpreter as
-# guest code (see safe_eval/guestlib/__init__.py): whatever the decorated function returns is
-# driven with next()/throw() as guest calls, never by host code. No host leaves.
+# Guest standard library: ``contextlib.contextmanager`` and ``closing``. Run by the safe-eval
+# interpreter as guest code (see safe_eval/guestlib/__init__.py): whatever the decorated
+# function returns is driven with next()/throw(), and ``closing`` calls ``thing.close()``, as
+# guest calls, never by host code. No host leaves.
 
 
 class _GeneratorContextManager:
@@ -51,3 +52,14 @@ def contextmanager(func):
         if value is None or isinstance(value, str):
             setattr(helper, attr, value)
     return helper
+
+
+class closing:
+    def __init__(self, thing):
+        self.thing = thing
+
+    def __enter__(self):
+        return self.thing
+
+    def __exit__(self, *exc_info):
+        self.thing.close()
