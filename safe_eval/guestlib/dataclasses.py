@@ -345,8 +345,10 @@ def replace(obj, /, **changes):
     for f in fields(obj):
         if not f.init:
             if f.name in changes:
-                raise ValueError(f"field {f.name} is declared with init=False, it cannot be "
-                                 "specified with replace()")
+                message = f"field {f.name} is declared with init=False, it cannot be specified with replace()"
+                if _PY313:
+                    raise TypeError(message)
+                raise ValueError(message)
             continue
         if f.name not in changes:
             changes[f.name] = getattr(obj, f.name)
