@@ -168,29 +168,34 @@ def _make_compare(cls, fields, name):
 
     if name == "__eq__":
         def method(self, other):
-            if type(other) is not type(self):
+            pair = _field_pair(self, other, names)
+            if pair is None:
                 return NotImplemented
-            return _field_values(self, names) == _field_values(other, names)
+            return pair[0] == pair[1]
     elif name == "__lt__":
         def method(self, other):
-            if type(other) is not type(self):
+            pair = _field_pair(self, other, names)
+            if pair is None:
                 return NotImplemented
-            return _field_values(self, names) < _field_values(other, names)
+            return pair[0] < pair[1]
     elif name == "__le__":
         def method(self, other):
-            if type(other) is not type(self):
+            pair = _field_pair(self, other, names)
+            if pair is None:
                 return NotImplemented
-            return _field_values(self, names) <= _field_values(other, names)
+            return pair[0] <= pair[1]
     elif name == "__gt__":
         def method(self, other):
-            if type(other) is not type(self):
+            pair = _field_pair(self, other, names)
+            if pair is None:
                 return NotImplemented
-            return _field_values(self, names) > _field_values(other, names)
+            return pair[0] > pair[1]
     else:
         def method(self, other):
-            if type(other) is not type(self):
+            pair = _field_pair(self, other, names)
+            if pair is None:
                 return NotImplemented
-            return _field_values(self, names) >= _field_values(other, names)
+            return pair[0] >= pair[1]
 
     method.__name__ = name
     method.__qualname__ = f"{cls.__qualname__}.{name}"
