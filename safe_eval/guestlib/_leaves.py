@@ -94,6 +94,14 @@ def field_values(obj: object, names: object) -> tuple[Any, ...]:
     return tuple([get_attr(obj, name) for name in names])
 
 
+def field_pair(obj: object, other: object, names: object) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:
+    """``(field_values(obj), field_values(other))`` when both are of the same class (what a
+    dataclass compares), else None (the method then returns NotImplemented)."""
+    if type(obj) is not type(other):
+        return None
+    return field_values(obj, names), field_values(other, names)
+
+
 _OBJECT_SETATTR: list[Any] = []  # the membrane's guarded object.__setattr__, fetched once
 
 
@@ -210,6 +218,7 @@ def _dataclasses() -> dict[str, Any]:
         "_host_field": dataclasses.field,
         "_is_field": is_field,
         "_field_values": field_values,
+        "_field_pair": field_pair,
         "_set_fields": set_fields,
         "_set_signature": set_signature,
         "MISSING": _MISSING,
