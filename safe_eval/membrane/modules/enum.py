@@ -11,6 +11,7 @@ with that metaclass (``isinstance(x, enum.Enum)`` still holds on the host side).
 from __future__ import annotations
 
 import enum
+import sys
 from typing import Any
 
 from safe_eval.interpreter.marks import is_guest_type, mark
@@ -43,7 +44,7 @@ def _check_functional(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         raise TypeError("enum type= must be int, str, float, bytes or a class defined in guest code")
 
 
-class _GuestEnumType(enum.EnumType):
+class _GuestEnumType(enum.EnumMeta):  # EnumMeta: the name on 3.10 too (EnumType is 3.11+)
     def __call__(cls, value: Any, *args: Any, **kwargs: Any) -> Any:
         if args or "names" in kwargs:
             _check_functional(args, kwargs)
@@ -69,11 +70,14 @@ class IntFlag(enum.IntFlag, metaclass=_GuestEnumType):
     pass
 
 
-class StrEnum(enum.StrEnum, metaclass=_GuestEnumType):
-    pass
+BASES: tuple[type, ...] = (Enum, IntEnum, Flag, IntFlag)
 
+if sys.version_info >= (3, 11):  # StrEnum is new in 3.11
 
-BASES: tuple[type, ...] = (Enum, IntEnum, Flag, IntFlag, StrEnum)
+    class StrEnum(enum.StrEnum, metaclass=_GuestEnumType):
+        pass
+
+    BASES += (StrEnum,)
 
 
 def build() -> dict[str, Any]:
