@@ -14,7 +14,7 @@ from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.compile_base import CompilerBase
 from safe_eval.interpreter.compile_expr import binop_fn, get_attr
 from safe_eval.interpreter.runtime import BREAK, CONTINUE, RETURN, UNBOUND, Frame
-from safe_eval.interpreter.scopes import CELL, FAST
+from safe_eval.interpreter.scopes import CELL, FAST, unbound_free, unbound_local
 from safe_eval.interpreter.specialize import BODY, PARAM, VALUE, Branch, if_compare_closure, if_return_closure
 from safe_eval.interpreter.specialize import CONST as CONST_OPERAND
 
@@ -667,6 +667,10 @@ class StmtCompiler(CompilerBase):
         if node.level:
             raise InternalError("relative imports are not supported")
         module = node.module or ""
+        if module == "__future__":
+            # every feature is on or meaningless here (annotations are never evaluated); the
+            # feature object is not bound: a documented divergence (it is a host object)
+            return lambda f: None
         names = [(a.name, self.store_name(a.asname or a.name)) for a in node.names if a.name != "*"]
         if len(names) != len(node.names):
             raise InternalError("'from ... import *' is not supported")
@@ -790,8 +794,7 @@ class StmtCompiler(CompilerBase):
 
             def del_fast(f: Frame) -> None:
                 if f[i] is UNBOUND and not quiet:
-                    raise UnboundLocalError(
-                        f"cannot access local variable '{name}' where it is not associated with a value")
+                    raise unbound_local(name)
                 f[i] = UNBOUND
             return del_fast
         if kind == CELL:
@@ -802,7 +805,7 @@ class StmtCompiler(CompilerBase):
                     del f[i].v
                 except AttributeError:
                     if not quiet:
-                        raise NameError(f"cannot access free variable '{name}'") from None
+                        raise unbound_free(name) from None
             return del_cell
         ns_index = 3 if scope.kind == "class" and kind != "global" else 0
 

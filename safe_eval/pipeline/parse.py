@@ -30,6 +30,8 @@ P005  source-too-long         more than ``max_chars`` characters
 P006  syntax-error            ``SyntaxError``/``IndentationError`` with its position
 P007  nesting-too-deep        nesting beyond the parser's or our ``max_depth`` limit
 P008  too-many-nodes          more than ``max_nodes`` AST nodes
+P009  compile-error           what CPython's compiler refuses in a parsed tree (``break``
+                              outside a loop, ``def f(x, x)``...): ``pipeline/compile_check.py``
 ====  ======================  ==========================================================
 """
 
