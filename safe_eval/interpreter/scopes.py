@@ -312,6 +312,12 @@ def _link(scope: Scope, name: str) -> None:
     path = [scope]
     s = scope.parent
     while s is not None and s.kind != "module":
+        if s.kind == "function" and name in s.globals_:
+            # `global name` in an enclosing function: that function does not bind it, and (as
+            # in CPython's symtable, which drops it from the names visible below) neither does
+            # any function further out for the scopes inside: it is the module's name. A class
+            # body's `global` does not reach its methods (CPython passes the outer names on).
+            return
         if s.kind == "class":
             if name == "__class__":
                 s.class_cell = True
