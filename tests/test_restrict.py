@@ -179,7 +179,6 @@ def _rules(code: str) -> list[str]:
         ("type('T', (), {})", ["R008"]),
         ("exec('x = ().__class__.__base__')", ["R009"]),
         ("eval(\"eval('__import__(1)')\")", ["R009"]),
-        ("try:\n    pass\nexcept* ValueError:\n    pass", ["R010"]),
         ("from math import *", ["R011"]),
         ("import _thread", ["R012"]),
         ("from os import _exit", ["R012"]),

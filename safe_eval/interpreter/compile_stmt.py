@@ -578,7 +578,40 @@ class StmtCompiler(CompilerBase):
         return try_finally
 
     def s_TryStar(self, node: ast.TryStar) -> St:
-        raise InternalError("'except*' is not supported")
+        """``except*``: the clauses run by ``exception_star.handle_star``; else/finally as in ``try``."""
+        from safe_eval.interpreter.exception_star import handle_star
+
+        body = self.block(node.body)
+        clauses = [self._handler(h) for h in node.handlers]  # a type is required by the grammar
+        orelse = self.block(node.orelse) if node.orelse else None
+        final = self.block(node.finalbody) if node.finalbody else None
+
+        def try_star(f: Frame) -> Any:
+            try:
+                r = body(f)
+            except _NOT_CATCHABLE:
+                raise
+            except BaseException as e:
+                handle_star(enter_guest(e), clauses, f, _NOT_CATCHABLE)
+                return None
+            if orelse is not None:
+                return orelse(f)
+            return r
+
+        if final is None:
+            return try_star
+
+        def try_finally(f: Frame) -> Any:
+            try:
+                r = try_star(f)
+            except BaseException as e:
+                r2 = final(f)
+                if r2 is not None and not isinstance(e, _NOT_CATCHABLE):
+                    return r2
+                raise
+            r2 = final(f)
+            return r2 if r2 is not None else r
+        return try_finally
 
     def _handler(self, h: ast.ExceptHandler) -> tuple[Any, Callable[[Frame, BaseException], Any]]:
         match = self.expr(h.type) if h.type is not None else None

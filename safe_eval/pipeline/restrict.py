@@ -43,16 +43,18 @@ Rules ADDED:
 
 Node types newer than 3.10, reviewed one by one (``DENIED_NODES`` holds the refusals):
 
-=============  =======  ======  ===========================================================
-node           since    rule    why
-=============  =======  ======  ===========================================================
-TryStar        3.11     R010    ``except*``: not reviewed yet (RP refuses it)
-type_param     3.12     R010    abstract base of the three below
-TypeVar        3.12     R010    ``def f[T]``: T is a name the body and bases can evaluate
-ParamSpec      3.12     R010    ``def f[**P]``: as TypeVar
-TypeVarTuple   3.12     R010    ``def f[*Ts]``: as TypeVar
-TypeAlias      3.12     R010    ``type X = ...``: a lazily evaluated ``TypeAliasType``
-=============  =======  ======  ===========================================================
+=============  =======  =======  ==========================================================
+node           since    rule     why
+=============  =======  =======  ==========================================================
+TryStar        3.11     allowed  ``except*``: clauses match parts of a group with the host's
+                                 ``BaseExceptionGroup.split`` (``interpreter/exception_star``);
+                                 what the guest reads of a group is the membrane's to decide
+type_param     3.12     R010     abstract base of the three below
+TypeVar        3.12     R010     ``def f[T]``: T is a name the body and bases can evaluate
+ParamSpec      3.12     R010     ``def f[**P]``: as TypeVar
+TypeVarTuple   3.12     R010     ``def f[*Ts]``: as TypeVar
+TypeAlias      3.12     R010     ``type X = ...``: a lazily evaluated ``TypeAliasType``
+=============  =======  =======  ==========================================================
 
 Codes:
 
@@ -125,7 +127,7 @@ REFUSED_BUILTINS: dict[str, str] = {
 READABLE_DUNDERS: frozenset[str] = frozenset(
     {"__name__", "__qualname__", "__doc__", "__module__", "__class__", "__dict__", "__mro__",
      "__cause__", "__context__", "__suppress_context__", "__wrapped__", "__slots__",
-     "__match_args__"}
+     "__match_args__", "__notes__"}
 ) | DEFINABLE_DUNDERS
 WRITABLE_DUNDERS: frozenset[str] = frozenset(
     {"__name__", "__qualname__", "__doc__", "__module__", "__wrapped__", "__cause__",
@@ -165,6 +167,7 @@ _PLAIN_NODES: tuple[type[ast.AST], ...] = (
     ast.Module, ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor,
     ast.While, ast.If, ast.With, ast.AsyncWith, ast.withitem, ast.Raise, ast.Try, ast.Assert,
     ast.Delete, ast.Pass, ast.Break, ast.Continue, ast.Return, ast.Yield, ast.YieldFrom,
+    *([ast.TryStar] if hasattr(ast, "TryStar") else []),
     ast.Await, ast.Match, ast.match_case, ast.MatchValue, ast.MatchSingleton,
     ast.MatchSequence, ast.MatchOr, ast.BoolOp, ast.NamedExpr, ast.BinOp, ast.UnaryOp,
     ast.Lambda, ast.IfExp, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp,
@@ -175,7 +178,6 @@ _PLAIN_NODES: tuple[type[ast.AST], ...] = (
 )
 # Node types refused on purpose (never produced by exec-mode parsing on 3.11, or unsafe).
 DENIED_NODES: dict[str, str] = {
-    "TryStar": "except* is not supported (RestrictedPython refuses ExceptionGroup handlers)",
     "Interactive": "only module code is accepted", "Expression": "only module code is accepted",
     "FunctionType": "only module code is accepted", "TypeIgnore": "type comments are ignored",
     "Suite": "obsolete node type", "Param": "obsolete node type", "AugLoad": "obsolete node type",
