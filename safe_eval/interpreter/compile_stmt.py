@@ -557,7 +557,7 @@ class StmtCompiler(CompilerBase):
                             ex.__suppress_context__ = ex.__cause__ is not None
                             return run(f, ex)
                 raise
-            if orelse is not None:
+            if orelse is not None and r is None:  # break/continue/return in the body skip else
                 return orelse(f)
             return r
 
@@ -594,7 +594,7 @@ class StmtCompiler(CompilerBase):
             except BaseException as e:
                 handle_star(enter_guest(e), clauses, f, _NOT_CATCHABLE)
                 return None
-            if orelse is not None:
+            if orelse is not None and r is None:
                 return orelse(f)
             return r
 
