@@ -220,10 +220,10 @@ class Function:
                 if slot is None:
                     if extra is None:
                         if k in code.posonly:  # CPython names them all
-                            names = ", ".join(p for p in kwargs if p in code.posonly)
+                            given = ", ".join(p for p in kwargs if p in code.posonly)
                             raise TypeError(
                                 f"{name}() got some positional-only arguments passed as keyword "
-                                f"arguments: '{names}'"
+                                f"arguments: '{given}'"
                             )
                         raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
                     extra[k] = v
