@@ -30,10 +30,13 @@ def test_a_host_name_read_by_the_guest_is_a_name_error(name: str) -> None:
     assert safe_eval(probe) == "missing"
 
 
+@pytest.mark.parametrize("call", ["{}()", "{}(0)", "{}(0, 1)", "{}(p + 1)"],
+                         ids=["no_argument", "one_argument", "two_arguments", "specialised_binop_argument"])
 @pytest.mark.parametrize("name", HOST_ONLY + HOST_GLOBALS)
-def test_a_host_name_called_by_the_guest_is_a_name_error(name: str) -> None:
-    probe = f"try:\n    v = {name}()\nexcept NameError as e:\n    v = str(e)\nv"
-    assert safe_eval(probe) == f"name '{name}' is not defined"
+def test_a_host_name_called_by_the_guest_is_a_name_error(name: str, call: str) -> None:
+    probe = f"p = 1\ndef f(p=1):\n    return {call.format(name)}\ntry:\n    v = {call.format(name)}\nexcept NameError as e:\n    v = str(e)\n" \
+            f"try:\n    w = f()\nexcept NameError as e:\n    w = str(e)\n(v, w)"
+    assert safe_eval(probe) == (f"name '{name}' is not defined",) * 2
 
 
 def test_a_host_name_in_a_class_body_and_a_closure_is_a_name_error() -> None:
