@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import ast
 import math
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _corpus import corpus_params
 from _interp_diff import cpython
 
 from safe_eval import Evaluator, GuestError
@@ -23,21 +23,7 @@ CORPUS = Path(__file__).parent / "data" / "conformance"
 FILES = sorted(CORPUS.glob("*.py"))
 
 
-def _required_version(path: Path) -> tuple[int, int]:
-    """``# requires: 3.11`` on a program's first line: the Python that has its feature
-    (``except*``...); older ones cannot even parse it, in CPython or in safe-eval."""
-    first = path.read_text().split("\n", 1)[0]
-    if not first.startswith("# requires:"):
-        return (3, 0)
-    major, minor = first[len("# requires:"):].strip().split(".")
-    return int(major), int(minor)
-
-
-CASES = [
-    pytest.param(p, id=p.stem, marks=pytest.mark.skipif(
-        sys.version_info < _required_version(p), reason=f"needs Python {_required_version(p)}"))
-    for p in FILES
-]
+CASES = corpus_params()
 
 
 def _env(source: str) -> dict[str, Any]:

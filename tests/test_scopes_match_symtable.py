@@ -5,10 +5,10 @@ global is global for CPython, a free variable is free, a local is local."""
 from __future__ import annotations
 
 import symtable
-import sys
 from pathlib import Path
 
 import pytest
+from _corpus import runs_here
 
 from safe_eval.interpreter.scopes import CELL, CLASSDEREF, FAST, GLOBAL, NAME, Scope, analyse_scopes
 from safe_eval.pipeline.program import analyse
@@ -69,16 +69,8 @@ def _comprehension_names(scope: Scope) -> set[str]:
     return names
 
 
-def _runs_here(source: str) -> bool:
-    first = source.split("\n", 1)[0]
-    if not first.startswith("# requires:"):
-        return True
-    major, minor = first[len("# requires:"):].strip().split(".")
-    return sys.version_info >= (int(major), int(minor))
-
-
-@pytest.mark.parametrize("source", [s for s in SOURCES.values() if _runs_here(s)],
-                         ids=[k for k, s in SOURCES.items() if _runs_here(s)])
+@pytest.mark.parametrize("source", [s for s in SOURCES.values() if runs_here(s)],
+                         ids=[k for k, s in SOURCES.items() if runs_here(s)])
 def test_every_name_resolves_as_symtable_says(source: str) -> None:
     program, _ = analyse(source)
     assert program is not None
