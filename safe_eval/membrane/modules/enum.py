@@ -11,7 +11,6 @@ with that metaclass (``isinstance(x, enum.Enum)`` still holds on the host side).
 from __future__ import annotations
 
 import enum
-import sys
 from typing import Any
 
 from safe_eval.interpreter.marks import is_guest_type, mark
@@ -44,7 +43,11 @@ def _check_functional(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         raise TypeError("enum type= must be int, str, float, bytes or a class defined in guest code")
 
 
-class _GuestEnumType(enum.EnumMeta):  # EnumMeta: the name on 3.10 too (EnumType is 3.11+)
+# ``EnumType`` is the 3.11 name of ``EnumMeta`` (which 3.10 has alone)
+_ENUM_TYPE: Any = getattr(enum, "EnumType", enum.EnumMeta)
+
+
+class _GuestEnumType(_ENUM_TYPE):  # type: ignore[misc]
     def __call__(cls, value: Any, *args: Any, **kwargs: Any) -> Any:
         if args or "names" in kwargs:
             _check_functional(args, kwargs)
@@ -72,8 +75,7 @@ class IntFlag(enum.IntFlag, metaclass=_GuestEnumType):
 
 BASES: tuple[type, ...] = (Enum, IntEnum, Flag, IntFlag)
 
-if sys.version_info >= (3, 11):  # StrEnum is new in 3.11
-
+if hasattr(enum, "StrEnum"):  # 3.11+
     class StrEnum(enum.StrEnum, metaclass=_GuestEnumType):
         pass
 
