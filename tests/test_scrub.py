@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from _corpus import corpus_params
 
-from safe_eval import check
 from safe_eval.pipeline.program import build_program
 
 DATA = Path(__file__).parent / "data"
@@ -122,20 +121,3 @@ def test_nested_functions_in_blocks_are_scrubbed() -> None:
     assert len(fns) == 3
     assert all(id(fn) in program.annotations for fn in fns)
     assert all(fn.returns is None for fn in fns)
-
-
-FUTURE = {
-    "annotations_is_a_no_op": ("from __future__ import annotations\nx = 1", None),
-    "after_a_docstring": ('"""doc"""\nfrom __future__ import annotations\nx = 1', None),
-    "other_feature_meets_the_import_policy": ("from __future__ import division\nx = 1", "T001"),
-    "annotations_with_another_feature": ("from __future__ import annotations, division\nx = 1", "T001"),
-    "renamed_is_not_the_directive": ("from __future__ import annotations as a\nx = 1", "T001"),
-}
-
-
-@pytest.mark.parametrize("code, refused", FUTURE.values(), ids=FUTURE.keys())
-def test_future_annotations_is_dropped_and_nothing_else(code: str, refused: str | None) -> None:
-    report = check(code)
-    assert [d.code for d in report.diagnostics] == ([refused] if refused else [])
-    if refused is None:
-        assert not any(isinstance(n, ast.ImportFrom) for n in ast.walk(build_program(code).tree))

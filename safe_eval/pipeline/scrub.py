@@ -12,10 +12,6 @@ doctest). After scrub:
   which is never evaluated. At module and function level it means a plain assignment (or
   nothing when there is no value). The original annotation expressions of class-level fields
   are kept in the annotations map too, keyed by ``id(ClassDef)``, field name -> expression.
-- ``from __future__ import annotations`` at module level becomes ``pass``: annotations are never
-  evaluated in safe-eval, so the directive changes nothing, and model-written code often starts
-  with it (the policy's import check would otherwise refuse ``__future__``). Other features stay
-  and meet the import policy.
 - Docstrings (a first-statement string constant of a module, function or class) are dropped,
   replaced by ``pass`` when they were the only statement. Exception: a module consisting of
   a single string expression keeps it, because it is the value ``safe_eval`` returns.
@@ -122,17 +118,10 @@ class _Scrubber:
         node.annotation = ast.copy_location(ast.Constant(self.text_of(annotation)), annotation)
 
 
-def _is_future_annotations(stmt: ast.stmt) -> bool:
-    return (isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__" and not stmt.level
-            and all(alias.name == "annotations" and alias.asname is None for alias in stmt.names))
-
-
 def scrub(tree: ast.Module, source: str = "") -> Annotations:
     """Scrub ``tree`` in place; return the function (and class field) annotations kept aside."""
     scrubber = _Scrubber(source)
     if len(tree.body) > 1:
         _drop_docstring(tree.body)
-    tree.body = [ast.copy_location(ast.Pass(), stmt) if _is_future_annotations(stmt) else stmt
-                 for stmt in tree.body]
     scrubber.body(tree.body)
     return scrubber.annotations
