@@ -202,7 +202,6 @@ ABUSE = {
     "abstractmethod_on_host": "import abc, math\nabc.abstractmethod(math.floor)",
     "abc_register_host": "from abc import ABC\nABC.register(int)",
     "mapping_register_host": "from collections.abc import Mapping\nMapping.register(int)",
-    "match_re_raw_pattern": "import re\nre.match('a', 'a').re",
     "template_raw_pattern": "import string\nstring.Template('x').pattern",
     "contextmanager_private": "from contextlib import contextmanager\n@contextmanager\ndef cm():\n    yield 1\ngetattr(cm(), '_gen')",
     "json_cls": "import json\nclass E:\n    pass\njson.dumps(1, cls=E)",

@@ -27,9 +27,12 @@ from safe_eval.interpreter.specialize import (
     call1_global_closure,
     compare_closure,
 )
-from safe_eval.limits.guards import GUARDED_CONSTRUCTORS, g_ascii, g_repr, g_text
+from safe_eval.limits.budget import current_or_default
+from safe_eval.limits.guards import check_construct, g_ascii, g_repr, g_text
 from safe_eval.limits.iteration import consume
 from safe_eval.limits.operators import guarded_binop, guarded_contains
+from safe_eval.limits.routines import ROUTINES
+from safe_eval.limits.sharing import check_walk
 
 __all__ = ["ExprCompiler"]
 
@@ -86,18 +89,58 @@ def call_value(b: Any, fn: Any, args: Any, kwargs: dict[str, Any] | None = None)
         b.refuel()
     if t is type:
         # builtin types stay real types for the guest; calling one allocates: guarded
-        guarded = GUARDED_CONSTRUCTORS.get(fn)
+        guarded = ROUTINES.get(fn)
         if guarded is not None:
             fn = guarded
         elif builds_on_host_class(fn):
             # a guest subclass of a host container inherits a constructor that loops in C
             # over its arguments (``class L(list)``, ``class C(Counter)``): pay for them
+            check_construct(fn, args)
             args = consumed(args)
             if kwargs:
                 kwargs = {k: consume(v) for k, v in kwargs.items()}
+    for a in args:
+        if type(a) is type:  # a type handed to host code, which may call it: priced callbacks
+            args = _callbacks(fn, args)
+            break
     if kwargs:
-        return fn(*args, **kwargs)
+        return fn(*args, **_callbacks(fn, kwargs))
     return fn(*args)
+
+
+def _callback(cls: type) -> Callable[..., Any]:
+    """``cls`` as host code may call it back: through the guest's priced call path
+    (``max(xs, key=bytearray)`` pays what ``bytearray(x)`` does)."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return call_value(current_or_default(), cls, args, kwargs or None)
+
+    call.__name__ = call.__qualname__ = cls.__name__
+    return call
+
+
+def _callbacks(fn: Any, values: Any) -> Any:
+    """``values`` (arguments of host callable ``fn``) with priced types as priced callbacks.
+    Functions that only inspect types (``isinstance``) get them as they are."""
+    if id(fn) in _TYPE_INSPECTORS:
+        return values
+    if type(values) is dict:
+        return {k: _callback(v) if _priced_class(v) else v for k, v in values.items()}
+    return tuple([_callback(a) if _priced_class(a) else a for a in values])
+
+
+def _priced_class(value: Any) -> bool:
+    return type(value) is type and (value in ROUTINES or builds_on_host_class(value))
+
+
+# Builtins that take types as data, never calling them (by id: no guest __hash__ runs).
+_INSPECTOR_NAMES = ("isinstance", "issubclass", "type", "super", "print", "repr", "str", "ascii", "format",
+                    "hash", "id", "getattr", "hasattr", "setattr", "delattr", "vars", "dir", "callable",
+                    "len", "iter", "next", "tuple", "list", "set", "frozenset", "dict")
+_TYPE_INSPECTORS = frozenset([id(BUILTINS[n]) for n in _INSPECTOR_NAMES if n in BUILTINS]
+                             + [id(GUARDED) for GUARDED in (ROUTINES.get(tuple), ROUTINES.get(list),
+                                                            ROUTINES.get(set), ROUTINES.get(frozenset),
+                                                            ROUTINES.get(dict), ROUTINES.get(str))])
 
 
 class ExprCompiler(CompilerBase):
@@ -141,7 +184,14 @@ class ExprCompiler(CompilerBase):
 
     def e_Set(self, node: ast.Set) -> Ev:
         build = self._elts(node.elts)
-        return lambda f: set(build(f))
+
+        def make(f: Frame) -> set[Any]:
+            items = build(f)
+            for item in items:
+                if type(item) is tuple or type(item) is frozenset:
+                    check_walk(item)  # hashing a shared nested item walks a tree
+            return set(items)
+        return make
 
     def e_Dict(self, node: ast.Dict) -> Ev:
         items = [(None if k is None else self.expr(k), self.expr(v))
@@ -156,7 +206,10 @@ class ExprCompiler(CompilerBase):
                         raise TypeError(f"'{type(m).__name__}' object is not a mapping")
                     d.update(m)
                 else:
-                    d[k(f)] = v(f)
+                    key = k(f)
+                    if type(key) is tuple or type(key) is frozenset:
+                        check_walk(key)  # hashing a shared nested key walks a tree
+                    d[key] = v(f)
             return d
         return build
 

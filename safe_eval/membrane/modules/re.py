@@ -179,7 +179,7 @@ class Match:
     """One match: ``re.Match``'s interface over the ``regex`` match object."""
 
     __slots__ = ("_m", "_pattern")
-    __class_getitem__ = classmethod(types.GenericAlias)
+    __class_getitem__: Any = classmethod(types.GenericAlias)  # re.Pattern[str] in annotations
 
     def __init__(self, m: Any, pattern: Pattern, key: object = None) -> None:
         if key is not _KEY:  # only this module makes them: its methods trust their slots
@@ -206,7 +206,7 @@ class Match:
         return int(self._m.end(group))
 
     def span(self, group: Any = 0) -> tuple[int, int]:
-        return tuple(self._m.span(group))  # type: ignore[return-value]
+        return tuple(self._m.span(group))
 
     def expand(self, template: Any) -> Any:
         _text_bound(template, self._m.string)
@@ -272,7 +272,7 @@ class Pattern:
     """A compiled pattern whose every matching method runs under the deadline."""
 
     __slots__ = ("_compiled", "_matcher")
-    __class_getitem__ = classmethod(types.GenericAlias)
+    __class_getitem__: Any = classmethod(types.GenericAlias)  # re.Pattern[str] in annotations
 
     def __init__(self, compiled: re.Pattern[Any], matcher: Any, key: object = None) -> None:
         if key is not _KEY:
