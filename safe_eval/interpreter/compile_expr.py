@@ -32,7 +32,7 @@ from safe_eval.limits.guards import check_construct, g_ascii, g_repr, g_text
 from safe_eval.limits.iteration import consume
 from safe_eval.limits.operators import guarded_binop, guarded_contains
 from safe_eval.limits.routines import ROUTINES
-from safe_eval.limits.sharing import check_walk
+from safe_eval.limits.sharing import check_key
 
 __all__ = ["ExprCompiler"]
 
@@ -189,7 +189,7 @@ class ExprCompiler(CompilerBase):
             items = build(f)
             for item in items:
                 if type(item) is tuple or type(item) is frozenset:
-                    check_walk(item)  # hashing a shared nested item walks a tree
+                    check_key(item)  # hashing a shared nested item walks a tree
             return set(items)
         return make
 
@@ -208,7 +208,7 @@ class ExprCompiler(CompilerBase):
                 else:
                     key = k(f)
                     if type(key) is tuple or type(key) is frozenset:
-                        check_walk(key)  # hashing a shared nested key walks a tree
+                        check_key(key)  # hashing a shared nested key walks a tree
                     d[key] = v(f)
             return d
         return build

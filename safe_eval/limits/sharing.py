@@ -18,7 +18,7 @@ from typing import Any
 
 from safe_eval.limits.budget import current_or_default
 
-__all__ = ["check_walk", "expanded_nodes"]
+__all__ = ["check_key", "check_walk", "expanded_nodes"]
 
 _NESTED = frozenset({tuple, list, frozenset, set, dict})
 # distinct containers walked at most: past that the count is a lower bound (such a structure
@@ -62,6 +62,15 @@ def expanded_nodes(obj: Any) -> int:
         stack.append((x, True))
         stack.extend((c, False) for c in _children(x) if type(c) in _NESTED and id(c) not in memo)
     return memo[id(obj)]
+
+
+def check_key(key: tuple[Any, ...] | frozenset[Any]) -> None:
+    """``check_walk`` for a tuple or frozenset about to be hashed (a dict or set display key):
+    a flat key (the common case) costs one pass over its items."""
+    for item in key:
+        if type(item) in _NESTED:
+            check_walk(key)
+            return
 
 
 def check_walk(*objs: Any) -> None:
