@@ -108,15 +108,21 @@ def call_value(b: Any, fn: Any, args: Any, kwargs: dict[str, Any] | None = None)
     return fn(*args)
 
 
-def _callback(cls: type) -> Callable[..., Any]:
+class _PricedType:
     """``cls`` as host code may call it back: through the guest's priced call path
-    (``max(xs, key=bytearray)`` pays what ``bytearray(x)`` does)."""
+    (``max(xs, key=bytearray)`` pays what ``bytearray(x)`` does). Shown as ``cls`` (a stored
+    ``defaultdict(list)`` factory still prints as ``<class 'list'>``)."""
 
-    def call(*args: Any, **kwargs: Any) -> Any:
-        return call_value(current_or_default(), cls, args, kwargs or None)
+    __slots__ = ("_cls",)
 
-    call.__name__ = call.__qualname__ = cls.__name__
-    return call
+    def __init__(self, cls: type) -> None:
+        self._cls = cls
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return call_value(current_or_default(), self._cls, args, kwargs or None)
+
+    def __repr__(self) -> str:
+        return repr(self._cls)
 
 
 def _callbacks(fn: Any, values: Any) -> Any:
@@ -125,8 +131,8 @@ def _callbacks(fn: Any, values: Any) -> Any:
     if id(fn) in _TYPE_INSPECTORS:
         return values
     if type(values) is dict:
-        return {k: _callback(v) if _priced_class(v) else v for k, v in values.items()}
-    return tuple([_callback(a) if _priced_class(a) else a for a in values])
+        return {k: _PricedType(v) if _priced_class(v) else v for k, v in values.items()}
+    return tuple([_PricedType(a) if _priced_class(a) else a for a in values])
 
 
 def _priced_class(value: Any) -> bool:
