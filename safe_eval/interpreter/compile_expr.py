@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import operator as op
 import types
+from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
@@ -87,6 +88,7 @@ def call_value(b: Any, fn: Any, args: Any, kwargs: dict[str, Any] | None = None)
     b.fuel -= 1
     if b.fuel < 0:
         b.refuel()
+    callee = fn
     if t is type:
         # builtin types stay real types for the guest; calling one allocates: guarded
         guarded = ROUTINES.get(fn)
@@ -101,10 +103,10 @@ def call_value(b: Any, fn: Any, args: Any, kwargs: dict[str, Any] | None = None)
                 kwargs = {k: consume(v) for k, v in kwargs.items()}
     for a in args:
         if type(a) is type:  # a type handed to host code, which may call it: priced callbacks
-            args = _callbacks(fn, args)
+            args = _callbacks(callee, args)
             break
     if kwargs:
-        return fn(*args, **_callbacks(fn, kwargs))
+        return fn(*args, **_callbacks(callee, kwargs))
     return fn(*args)
 
 
@@ -130,6 +132,13 @@ def _callbacks(fn: Any, values: Any) -> Any:
     Functions that only inspect types (``isinstance``) get them as they are."""
     if id(fn) in _TYPE_INSPECTORS:
         return values
+    tf = type(fn)
+    if tf in _BUILTIN_METHODS and fn.__name__ in _STORING:
+        return values  # the type is data here (``tuple.__new__(cls, ...)``, ``xs.append(int)``)
+    if tf is types.FunctionType and fn.__module__.startswith(_OWN_LEAVES):
+        return values  # the guest stdlib's host leaves read classes, never call them
+    if fn is defaultdict:
+        return values  # the factory is called with no arguments: nothing to price
     if type(values) is dict:
         return {k: _PricedType(v) if _priced_class(v) else v for k, v in values.items()}
     return tuple([_PricedType(a) if _priced_class(a) else a for a in values])
@@ -139,14 +148,19 @@ def _priced_class(value: Any) -> bool:
     return type(value) is type and (value in ROUTINES or builds_on_host_class(value))
 
 
+# The guest standard library's host leaf functions (plain-data operations, no callbacks).
+_OWN_LEAVES = "safe_eval.guestlib"
+# Host methods that store or construct with a type argument rather than call it back.
+_BUILTIN_METHODS = (types.BuiltinFunctionType, types.BuiltinMethodType, types.MethodWrapperType,
+                    types.WrapperDescriptorType, types.MethodDescriptorType)
+_STORING = frozenset({"__new__", "__init__", "__setattr__", "__setitem__", "__set_name__", "append", "insert",
+                      "add", "setdefault", "register", "extend", "update", "appendleft", "extendleft"})
 # Builtins that take types as data, never calling them (by id: no guest __hash__ runs).
 _INSPECTOR_NAMES = ("isinstance", "issubclass", "type", "super", "print", "repr", "str", "ascii", "format",
                     "hash", "id", "getattr", "hasattr", "setattr", "delattr", "vars", "dir", "callable",
                     "len", "iter", "next", "tuple", "list", "set", "frozenset", "dict")
 _TYPE_INSPECTORS = frozenset([id(BUILTINS[n]) for n in _INSPECTOR_NAMES if n in BUILTINS]
-                             + [id(GUARDED) for GUARDED in (ROUTINES.get(tuple), ROUTINES.get(list),
-                                                            ROUTINES.get(set), ROUTINES.get(frozenset),
-                                                            ROUTINES.get(dict), ROUTINES.get(str))])
+                             + [id(t) for t in (tuple, list, set, frozenset, dict, str, type, super)])
 
 
 class ExprCompiler(CompilerBase):
