@@ -14,6 +14,7 @@ a mapping, a non-str key) is a ``TypeError``.
 from __future__ import annotations
 
 import time
+import types
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -30,7 +31,7 @@ from safe_eval.limits.model import Limits
 from safe_eval.pipeline.program import build_program
 from safe_eval.policy import Policy, resolve_policy
 
-__all__ = ["Evaluator", "Result", "safe_callable", "safe_eval", "safe_exec"]
+__all__ = ["Evaluator", "Result", "refill", "safe_callable", "safe_eval", "safe_exec"]
 
 LimitsLike = Limits | Mapping[str, Any] | None
 _NO_NAMES: frozenset[str] = frozenset()
@@ -223,3 +224,41 @@ def safe_callable(code: Any, name: str | None = None, *, expected: Any = None, p
 
         return check_callable(fn, expected)
     return fn
+
+
+def refill(obj: Any) -> None:
+    """Give host calls into the results of the run that made ``obj`` (a decoded function, a
+    returned generator, a guest class or an instance of one) their full allowance again.
+
+    Every host call into a run's results (calling a decoded function, ``repr``/``==``/``hash``/
+    iteration of returned guest objects, resuming a returned generator) draws on one bound of
+    that run's limits, so a sequence of such calls cannot multiply them; the host decides when
+    to grant more (``limits/result_bound.py``). A ``TypeError`` for anything no run made."""
+    from safe_eval.interpreter.functions import Function
+
+    bound = None
+    if isinstance(obj, types.MethodType):
+        obj = obj.__func__
+    if isinstance(obj, Function):
+        bound = obj.origin.bound if obj.origin is not None else None
+    else:
+        from safe_eval.interpreter import generators
+
+        if isinstance(obj, generators.Resumable):
+            origin = obj._origin
+            bound = origin.bound if origin is not None else None
+        else:
+            # a guest class, or an instance of one: its methods carry the run's Origin. Only
+            # class dicts are read (a mappingproxy of the interpreter's own Functions): no
+            # guest code runs here.
+            cls = obj if isinstance(obj, type) else type(obj)
+            for klass in type.__dict__["__mro__"].__get__(cls):
+                for value in type.__dict__["__dict__"].__get__(klass).values():
+                    if type(value) is Function and value.origin is not None:
+                        bound = value.origin.bound
+                        break
+                if bound is not None:
+                    break
+    if bound is None:
+        raise TypeError(f"no safe-eval run made this {type(obj).__name__} object")
+    bound.refill()

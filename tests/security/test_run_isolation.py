@@ -1,0 +1,216 @@
+"""Runs are isolated from each other and leave nothing behind (issue 16, items 8-11).
+
+Each test is written as the attacker (or the careless host) wrote it, through the public API.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from typing import Any
+
+import greenlet
+import pytest
+
+import safe_eval
+from safe_eval import Evaluator, Limits
+from safe_eval.errors import MemoryLimit, PolicyViolation, SafeEvalError
+from safe_eval.policy import parse_policy
+from safe_eval.policy.enforce import ToolEvent
+
+# request A may fetch but never delete; request B may do both
+POLICY_A = parse_policy("policy a\nallow fetch(*)\ndeny delete_file(*)\n")
+POLICY_B = parse_policy("policy b\nallow fetch(*)\nallow delete_file(*)\n")
+REQUEST_A = "fetch('a')\ndelete_file('/srv/important')\n'a done'"
+REQUEST_B = "fetch('b')\n'b done'"
+
+
+# -- item 9: a context per run, not per thread --------------------------------------------
+def test_a_greenlet_server_interleaving_two_requests_decides_each_by_its_own_policy() -> None:
+    deleted: list[str] = []
+    outcome: dict[str, Any] = {}
+
+    def fetch(url: str) -> str:
+        greenlet.getcurrent().parent.switch()  # waits on I/O: the server runs the other request
+        return "page"
+
+    def request(name: str, code: str, policy: Any) -> greenlet.greenlet:
+        def serve() -> None:
+            env = {"fetch": fetch, "delete_file": deleted.append}
+            try:
+                outcome[name] = safe_eval.safe_eval(code, env, policy=policy)
+            except SafeEvalError as e:
+                outcome[name] = e
+        return greenlet.greenlet(serve)
+
+    a, b = request("a", REQUEST_A, POLICY_A), request("b", REQUEST_B, POLICY_B)
+    a.switch()  # A waits in fetch
+    b.switch()  # B waits in fetch: both runs are in progress on this thread
+    a.switch()  # A resumes and tries to delete
+    b.switch()
+    assert deleted == []
+    assert isinstance(outcome["a"], PolicyViolation)
+    assert outcome["b"] == "b done"
+
+
+# -- item 8: every tool call is decided and audited inside a run ----------------------------
+MAILER = parse_policy("policy mailer\nallow send_email(*)\n")
+SPAMMER = """
+def note():
+    try:
+        yield 1
+    finally:
+        send_email('boss@example.com')
+send_email('boss@example.com')
+gens = []
+for _ in range(10):
+    g = note()
+    next(g)
+    gens.append(g)
+"""
+
+
+class QuotaExceeded(Exception):
+    pass
+
+
+def _quota_of_one(sent: list[str]) -> Any:
+    seen: list[ToolEvent] = []
+
+    def audit(event: ToolEvent) -> None:
+        seen.append(event)
+        if event.name == "send_email" and len(seen) > 1:
+            raise QuotaExceeded("one email per run")
+    return audit
+
+
+@pytest.mark.parametrize("drop", [
+    pytest.param("gens = None", id="dropped-inside-the-run"),
+    pytest.param("", id="returned-then-dropped-by-the-host"),
+])
+def test_an_audit_enforced_quota_of_one_email_lets_exactly_one_through(drop: str) -> None:
+    sent: list[str] = []
+    ev = Evaluator(MAILER, audit=_quota_of_one(sent))
+    ns = ev.exec(SPAMMER + drop, {"send_email": sent.append})
+    del ns
+    gc.collect()
+    assert sent == ["boss@example.com"]
+
+
+@pytest.mark.parametrize("next_step", [
+    pytest.param(lambda env: safe_eval.safe_eval("g = None", env), id="next-run-rebinds-it"),
+    pytest.param(lambda env: env.clear(), id="host-clears-env"),
+    pytest.param(lambda env: safe_eval.safe_eval("1", {}), id="unrelated-next-run"),
+])
+def test_a_generator_left_in_env_sends_no_mail_at_the_hosts_next_step(next_step: Any) -> None:
+    sent: list[str] = []
+    env: dict[str, Any] = {"send_email": sent.append}
+    safe_eval.safe_eval(
+        "def note():\n    try:\n        yield 1\n    finally:\n        send_email('x@evil.test')\n"
+        "g = note()\nnext(g)\n", env, policy=MAILER)
+    assert sent == []
+    next_step(env)
+    gc.collect()
+    assert sent == []
+
+
+def test_a_host_close_of_a_returned_generator_is_decided_and_audited_by_its_run() -> None:
+    sent: list[str] = []
+    events: list[ToolEvent] = []
+    ev = Evaluator(MAILER, audit=events.append)
+    gen = ev.eval("def note():\n    try:\n        yield 1\n    finally:\n        send_email('a@x')\n"
+                  "g = note()\nnext(g)\ng", {"send_email": sent.append})
+    gen.close()
+    assert sent == ["a@x"]
+    assert [e.name for e in events] == ["send_email"]
+
+
+# -- item 10: nothing outlives a run unless the host keeps it ------------------------------
+BIG = "x = [0] * 25_000_000\n"  # 200 MB of pointers
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+
+
+@pytest.mark.timeout(120)
+def test_ten_200mb_runs_through_the_shared_module_level_evaluator_leave_nothing_resident() -> None:
+    gc.collect()
+    before = _rss()
+    for _ in range(10):
+        env: dict[str, Any] = {}
+        safe_eval.safe_eval(BIG + "len(x)", env, limits={"memory": 400 * 2**20})
+        del env
+    gc.collect()
+    assert _rss() - before < 100 * 2**20
+
+
+@pytest.mark.timeout(120)
+def test_guest_exec_of_many_large_distinct_strings_is_not_kept_by_any_cache() -> None:
+    ev = Evaluator(limits={"memory": 2**30})
+    code = "for i in range(40):\n    exec('x = ' + repr('%d' % i + 'y' * 400_000))\n"
+    gc.collect()
+    before = _rss()
+    ev.exec(code)
+    ev.exec(code.replace("'y'", "'z'"))
+    gc.collect()
+    assert _rss() - before < 40 * 2**20
+
+
+@pytest.mark.timeout(120)
+def test_a_series_of_runs_that_hit_their_memory_limit_leaves_the_process_where_it_found_it() -> None:
+    ev = Evaluator(limits={"memory": 150 * 2**20})
+    gc.collect()
+    before = _rss()
+    for i in range(8):
+        with pytest.raises(MemoryLimit):
+            ev.exec(f"keep = []\nwhile True:\n    keep.append([{i}] * 1_000_000)\n", {})
+    gc.collect()
+    assert _rss() - before < 60 * 2**20
+
+
+# -- item 11: memory counted per run ------------------------------------------------------
+@pytest.mark.timeout(120)
+def test_two_concurrent_runs_each_under_their_limit_both_finish() -> None:
+    results: list[Any] = []
+    ready = threading.Barrier(2)
+    code = "a = [0] * 10_000_000\nfor i in range(200_000):\n    pass\nlen(a)"
+
+    def run() -> None:
+        ready.wait()
+        try:
+            results.append(safe_eval.safe_eval(code, limits=Limits(memory=120 * 2**20, time=60)))
+        except SafeEvalError as e:
+            results.append(e)
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [10_000_000, 10_000_000]
+
+
+@pytest.mark.timeout(120)
+def test_a_run_over_its_limit_still_stops_while_another_run_is_in_progress() -> None:
+    outcome: dict[str, Any] = {}
+    ready = threading.Barrier(2)
+
+    def run(name: str, code: str) -> None:
+        ready.wait()
+        try:
+            outcome[name] = safe_eval.safe_eval(code, limits=Limits(memory=120 * 2**20, time=60))
+        except SafeEvalError as e:
+            outcome[name] = e
+
+    small = "a = [0] * 5_000_000\nfor i in range(200_000):\n    pass\nlen(a)"
+    big = "keep = []\nwhile True:\n    keep.append([1] * 1_000_000)\n"
+    threads = [threading.Thread(target=run, args=("small", small)),
+               threading.Thread(target=run, args=("big", big))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert outcome["small"] == 5_000_000
+    assert isinstance(outcome["big"], MemoryLimit)
