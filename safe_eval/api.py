@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import time
 import types
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -28,6 +27,7 @@ from safe_eval.interpreter.namespace import NamespaceRegistry
 from safe_eval.interpreter.session import run_guarded
 from safe_eval.limits.budget import Budget
 from safe_eval.limits.model import Limits
+from safe_eval.pipeline.cache import BoundedCache
 from safe_eval.pipeline.program import build_program
 from safe_eval.policy import Policy, resolve_policy
 
@@ -59,7 +59,12 @@ class Result(Frozen, Record):
 
 class Evaluator:
     """Configuration (policy, limits, filename) plus an LRU of compiled programs, so
-    re-evaluating the same text skips parse, scrub, restrict, policy check and compile."""
+    re-evaluating the same text skips parse, scrub, restrict, policy check and compile.
+
+    Nothing a run makes is kept here: the LRU is bounded in bytes (``pipeline/cache.py``) and
+    never holds what guest ``exec``/``eval`` compiled, and the guest namespaces of ``env`` dicts
+    are held weakly (``interpreter/namespace.py``), so a run's data lives only as long as the
+    host keeps its ``env`` or its results."""
 
     def __init__(
         self,
@@ -70,6 +75,8 @@ class Evaluator:
         echo: bool = False,
         audit: Callable[..., Any] | None = None,
         cache_size: int = 256,
+        # compiled programs kept, estimated bytes (see pipeline/cache.py)
+        cache_bytes: int = 16 * 2**20,
     ) -> None:
         self.policy: Policy = resolve_policy(policy)
         self.limits: Limits = _merge(self.policy.limits, limits)
@@ -77,27 +84,29 @@ class Evaluator:
         self.echo = echo
         self.audit = audit
         self.cache_size = cache_size
-        self._cache: OrderedDict[Any, CompiledModule] = OrderedDict()
-        # guest namespaces of recent env dicts (a REPL loop reuses one: see namespace.py)
+        self._cache = BoundedCache(cache_size, cache_bytes)
+        # guest namespaces of the env dicts in use (a REPL loop reuses one: see namespace.py)
         self._spaces = NamespaceRegistry()
 
     # -- compiling -------------------------------------------------------------------------
-    def compile(self, code: Any, env_names: frozenset[str] = frozenset()) -> CompiledModule:
-        key = (code, env_names) if isinstance(code, str) else None
+    def compile(self, code: Any, env_names: frozenset[str] = frozenset(), *,
+                cache: bool = True) -> CompiledModule:
+        """The compiled module for ``code``; ``cache=False`` neither reads nor fills a cache
+        (guest ``exec``/``eval`` strings: a run must not leave its programs behind)."""
+        key = (code, env_names) if cache and isinstance(code, str) else None
         if key is not None:
             hit = self._cache.get(key)
             if hit is not None:
                 self._cache.move_to_end(key)
                 return hit
-        program = build_program(code, self.policy, self.filename, env_names=env_names)
+        program = build_program(code, self.policy, self.filename, env_names=env_names, cache=cache)
         compiled = program.compiled.get("module")
         if compiled is None:
-            compiled = program.compiled["module"] = compile_module(
-                program.tree, program.source, program.filename, program.annotations)
+            compiled = compile_module(program.tree, program.source, program.filename, program.annotations)
+            if cache:
+                program.compiled["module"] = compiled
         if key is not None:
-            self._cache[key] = compiled
-            if len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
+            self._cache.put(key, compiled, program.nbytes)
         return compiled
 
     # -- running ---------------------------------------------------------------------------
@@ -152,7 +161,7 @@ class Evaluator:
         if ctx is None:
             raise RuntimeError("run_nested outside an evaluation")
         g = {} if globals is None else globals
-        compiled = self.compile(source, frozenset(g))
+        compiled = self.compile(source, frozenset(g), cache=False)
         if mode == "eval":
             if compiled.body is not None or compiled.last is None:
                 raise SyntaxError("eval() arg must be a single expression")
@@ -172,6 +181,9 @@ def _merge(base: Limits, override: LimitsLike) -> Limits:
 
 
 _EVALUATORS: dict[Any, Evaluator] = {}
+# the shared evaluators of the module-level functions, one per policy (each caches at most its
+# cache_bytes of compiled programs, so together they hold at most 16 x 16 MB)
+_SHARED_EVALUATORS = 16
 
 
 def _evaluator(policy: Any) -> Evaluator:
@@ -179,7 +191,7 @@ def _evaluator(policy: Any) -> Evaluator:
     if ev is None:
         ev = Evaluator(policy)
         if policy is None or isinstance(policy, (str, Policy)):
-            if len(_EVALUATORS) > 64:
+            if len(_EVALUATORS) >= _SHARED_EVALUATORS:
                 _EVALUATORS.clear()
             _EVALUATORS[policy] = ev
     return ev

@@ -10,18 +10,29 @@ separate dict kept in sync with ``env`` in both directions:
     after a run    names the guest bound, rebound or deleted are written back to ``env``
 
 ``pairs[name] = (env value, guest value)`` records what each side held after the last sync.
-A bounded registry (most recently used ``env`` dicts) keeps the namespaces; an evicted
-``env`` simply starts a fresh namespace on its next use.
+
+The registry holds the namespaces weakly: nothing outlives a run unless the host keeps it. A
+namespace lives while something the host keeps refers to it (a guest function in ``env`` or
+returned, whose globals it is); with nothing left, the next run on the same ``env`` simply
+enters its values into a fresh namespace, which holds the same names.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["GuestNamespace", "NamespaceRegistry"]
+__all__ = ["GuestGlobals", "GuestNamespace", "NamespaceRegistry"]
 
 _MISSING: Any = object()
+
+
+class GuestGlobals(dict[str, Any]):
+    """The guest's module namespace: a dict the registry can refer to weakly, which keeps its
+    ``GuestNamespace`` (and through it the ``env``) alive for as long as it lives itself."""
+
+    __slots__ = ("space", "__weakref__")
 
 
 class GuestNamespace:
@@ -29,7 +40,8 @@ class GuestNamespace:
 
     def __init__(self, env: Mapping[str, Any] | None) -> None:
         self.env = env
-        self.g: dict[str, Any] = {}
+        self.g = GuestGlobals()
+        self.g.space = self
         self.pairs: dict[str, tuple[Any, Any]] = {}
 
     def sync_in(self, enter: Callable[..., Any], policy: Any) -> None:
@@ -73,24 +85,28 @@ class GuestNamespace:
 
 
 class NamespaceRegistry:
-    """The guest namespaces of the most recently used ``env`` dicts (strong references to at
-    most ``size`` of them)."""
+    """The guest namespaces of the ``env`` dicts in use, held weakly (``id(env)`` -> a weak
+    reference to the namespace's globals; ``env`` itself cannot be referred to weakly)."""
 
-    def __init__(self, size: int = 64) -> None:
-        self.size = size
-        # id(env) -> namespace, least recently used first (a plain dict: a hit moves its entry
-        # to the end, the first entry is the one evicted; cheaper than an OrderedDict)
-        self._spaces: dict[int, GuestNamespace] = {}
+    def __init__(self) -> None:
+        self._spaces: dict[int, weakref.ref[GuestGlobals]] = {}
 
     def for_env(self, env: Mapping[str, Any] | None) -> GuestNamespace:
         if type(env) is not dict and not isinstance(env, dict):
             return GuestNamespace(env)
         spaces = self._spaces
         key = id(env)
-        ns = spaces.pop(key, None)
-        if ns is None or ns.env is not env:
-            ns = GuestNamespace(env)
-            if len(spaces) >= self.size:
-                del spaces[next(iter(spaces))]
-        spaces[key] = ns
+        ref = spaces.get(key)
+        g = ref() if ref is not None else None
+        if g is not None and g.space.env is env:
+            return g.space
+        ns = GuestNamespace(env)
+        spaces[key] = weakref.ref(ns.g, _forget(spaces, key))
         return ns
+
+
+def _forget(spaces: dict[int, weakref.ref[GuestGlobals]], key: int) -> Callable[[Any], None]:
+    def drop(ref: Any) -> None:
+        if spaces.get(key) is ref:  # not a newer namespace under a reused id
+            del spaces[key]
+    return drop

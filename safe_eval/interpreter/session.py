@@ -20,6 +20,7 @@ from safe_eval.interpreter.compile_stmt import guest_raised
 from safe_eval.interpreter.functions import Origin
 from safe_eval.interpreter.runtime import raise_host_recursion_limit
 from safe_eval.limits import watchdog
+from safe_eval.limits.memory import release as release_memory
 from safe_eval.limits.stack import BIG_STACK_THREAD, call_with_stack, stack_for
 from safe_eval.limits.stackguard import ensure_main_thread_stack, needs_big_stack_thread
 
@@ -54,6 +55,7 @@ def run_guarded(
         _stack_ready_for = memory
     w = watchdog.start(ctx.budget)
     token = None
+    released = False
     old = sys.getrecursionlimit()
     try:
         # ``_run`` written out: one host call fewer on every evaluation
@@ -62,6 +64,8 @@ def run_guarded(
         return fn(*args)
     except BaseException as e:
         err = to_api_error(e)
+        if isinstance(err, MemoryLimit):
+            released = True
         if err is e:
             raise
         raise err from None
@@ -84,6 +88,8 @@ def run_guarded(
                 break
             except (watchdog.WatchdogTimeLimit, watchdog.WatchdogMemoryLimit):
                 continue
+        if released:  # the run hit its memory limit: leave the process where it found it
+            release_memory()
 
 
 # the memory limit the main thread's stack was last made ready for (ensure_main_thread_stack)

@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from safe_eval.errors import MemoryLimit, TimeLimit
-from safe_eval.limits.memory import rss
+from safe_eval.limits import memory
 
 if TYPE_CHECKING:
     from safe_eval.limits.budget import Budget
@@ -110,10 +110,9 @@ def _loop() -> None:
                     _raise_in(w.thread_id, WatchdogTimeLimit)
                     w.fired = True
                     continue
-                mem_base = budget.mem_base
-                if mem_base > 0:
-                    used = rss() if used is None else used
-                    if used and used - mem_base > budget.limits.memory:
+                if budget.mem_base >= 0:  # the run has started sampling its memory
+                    used = memory.unsampled() if used is None else used
+                    if budget.mem_used + used > budget.limits.memory:
                         _raise_in(w.thread_id, WatchdogMemoryLimit)
                         w.fired = True
 
