@@ -95,7 +95,7 @@ class Evaluator:
         (guest ``exec``/``eval`` strings: a run must not leave its programs behind)."""
         key = (code, env_names) if cache and isinstance(code, str) else None
         if key is not None:
-            hit = self._cache.get(key)
+            hit: CompiledModule | None = self._cache.get(key)
             if hit is not None:
                 self._cache.move_to_end(key)
                 return hit

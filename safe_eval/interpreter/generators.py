@@ -115,7 +115,8 @@ class Resumable:
             raise ValueError(f"{self._kind()} already executing")
         ctx = current_context()
         if ctx is None:  # the host resumes a generator a run returned: run under that run
-            return _host_call(self._origin, lambda: self._resume(how, value))
+            resumed: tuple[bool, Any] = _host_call(self._origin, lambda: self._resume(how, value))
+            return resumed
         frame = self._frame
         frame[1] = b = ctx.budget
         b.depth += 1

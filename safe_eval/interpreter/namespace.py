@@ -33,6 +33,7 @@ class GuestGlobals(dict[str, Any]):
     ``GuestNamespace`` (and through it the ``env``) alive for as long as it lives itself."""
 
     __slots__ = ("space", "__weakref__")
+    space: GuestNamespace
 
 
 class GuestNamespace:

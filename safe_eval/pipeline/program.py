@@ -127,14 +127,15 @@ def build_program(
             key = hit = None
         if hit is not None:
             _CACHE.move_to_end(key)
-            return hit
-    program, found = analyse(source, policy, filename, names)
-    if program is None:
+            program: Program = hit
+            return program
+    built, found = analyse(source, policy, filename, names)
+    if built is None:
         text = decode_source(source)
         raise PolicyViolation(tuple(found), text if isinstance(text, str) else "")
     if key is not None and len(source) <= DEFAULT_PARSE_LIMITS.max_chars:
-        _CACHE.put(key, program, program.nbytes)
-    return program
+        _CACHE.put(key, built, built.nbytes)
+    return built
 
 
 def clear_cache() -> None:
