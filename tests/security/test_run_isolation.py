@@ -21,7 +21,8 @@ from safe_eval.policy.enforce import ToolEvent
 # request A may fetch but never delete; request B may do both
 POLICY_A = parse_policy("policy a\nallow fetch(*)\ndeny delete_file(*)\n")
 POLICY_B = parse_policy("policy b\nallow fetch(*)\nallow delete_file(*)\n")
-REQUEST_A = "fetch('a')\ndelete_file('/srv/important')\n'a done'"
+# the call goes through an alias, so the static check cannot see it: the gate decides at run time
+REQUEST_A = "fetch('a')\ntools = [delete_file]\ntools[0]('/srv/important')\n'a done'"
 REQUEST_B = "fetch('b')\n'b done'"
 
 
@@ -35,8 +36,11 @@ def test_a_greenlet_server_interleaving_two_requests_decides_each_by_its_own_pol
         return "page"
 
     def request(name: str, code: str, policy: Any) -> greenlet.greenlet:
+        def delete_file(path: str) -> None:
+            deleted.append(path)
+
         def serve() -> None:
-            env = {"fetch": fetch, "delete_file": deleted.append}
+            env = {"fetch": fetch, "delete_file": delete_file}
             try:
                 outcome[name] = safe_eval.safe_eval(code, env, policy=policy)
             except SafeEvalError as e:
@@ -50,6 +54,7 @@ def test_a_greenlet_server_interleaving_two_requests_decides_each_by_its_own_pol
     b.switch()
     assert deleted == []
     assert isinstance(outcome["a"], PolicyViolation)
+    assert [(d.code, d.stage) for d in outcome["a"].diagnostics] == [("T003", "runtime")]
     assert outcome["b"] == "b done"
 
 
@@ -74,7 +79,15 @@ class QuotaExceeded(Exception):
     pass
 
 
-def _quota_of_one(sent: list[str]) -> Any:
+def _mailbox() -> tuple[list[str], Any]:
+    sent: list[str] = []
+
+    def send_email(to: str) -> None:
+        sent.append(to)
+    return sent, send_email
+
+
+def _quota_of_one() -> Any:
     seen: list[ToolEvent] = []
 
     def audit(event: ToolEvent) -> None:
@@ -89,9 +102,9 @@ def _quota_of_one(sent: list[str]) -> Any:
     pytest.param("", id="returned-then-dropped-by-the-host"),
 ])
 def test_an_audit_enforced_quota_of_one_email_lets_exactly_one_through(drop: str) -> None:
-    sent: list[str] = []
-    ev = Evaluator(MAILER, audit=_quota_of_one(sent))
-    ns = ev.exec(SPAMMER + drop, {"send_email": sent.append})
+    sent, send_email = _mailbox()
+    ev = Evaluator(MAILER, audit=_quota_of_one())
+    ns = ev.exec(SPAMMER + drop, {"send_email": send_email})
     del ns
     gc.collect()
     assert sent == ["boss@example.com"]
@@ -103,8 +116,8 @@ def test_an_audit_enforced_quota_of_one_email_lets_exactly_one_through(drop: str
     pytest.param(lambda env: safe_eval.safe_eval("1", {}), id="unrelated-next-run"),
 ])
 def test_a_generator_left_in_env_sends_no_mail_at_the_hosts_next_step(next_step: Any) -> None:
-    sent: list[str] = []
-    env: dict[str, Any] = {"send_email": sent.append}
+    sent, send_email = _mailbox()
+    env: dict[str, Any] = {"send_email": send_email}
     safe_eval.safe_eval(
         "def note():\n    try:\n        yield 1\n    finally:\n        send_email('x@evil.test')\n"
         "g = note()\nnext(g)\n", env, policy=MAILER)
@@ -115,11 +128,11 @@ def test_a_generator_left_in_env_sends_no_mail_at_the_hosts_next_step(next_step:
 
 
 def test_a_host_close_of_a_returned_generator_is_decided_and_audited_by_its_run() -> None:
-    sent: list[str] = []
+    sent, send_email = _mailbox()
     events: list[ToolEvent] = []
     ev = Evaluator(MAILER, audit=events.append)
     gen = ev.eval("def note():\n    try:\n        yield 1\n    finally:\n        send_email('a@x')\n"
-                  "g = note()\nnext(g)\ng", {"send_email": sent.append})
+                  "g = note()\nnext(g)\ng", {"send_email": send_email})
     gen.close()
     assert sent == ["a@x"]
     assert [e.name for e in events] == ["send_email"]
