@@ -129,6 +129,43 @@ def test_a_generator_left_in_env_sends_no_mail_at_the_hosts_next_step(next_step:
     assert sent == []
 
 
+LEAVE_A_GENERATOR = "def note():\n    try:\n        yield 1\n    finally:\n        send_email('x@evil.test')\n"
+
+
+@pytest.mark.parametrize(("leave", "drop"), [
+    pytest.param("def make():\n    g = note()\n    next(g)\n    return g\nmake()", lambda kept: kept.clear(),
+                 id="result-released-by-a-host-tool"),
+    pytest.param("g = note()\nnext(g)\ncycle = [g]\ncycle.append(cycle)\ndel g, cycle\n",
+                 lambda kept: gc.collect(), id="cycle-collected-by-host-work"),
+])
+def test_a_leftover_generator_sends_no_mail_when_it_dies_during_the_next_run(leave: str, drop: Any) -> None:
+    sent, send_email = _mailbox()
+    kept = [safe_eval.safe_eval(LEAVE_A_GENERATOR + leave, {"send_email": send_email}, policy=MAILER)]
+    assert sent == []
+
+    def busy() -> None:  # host work during the next run, whose policy allows mail
+        drop(kept)
+
+    safe_eval.safe_eval("busy()\nsend_email('mine@example.com')", {"busy": busy, "send_email": send_email},
+                        policy=parse_policy("policy next\nallow busy(*)\nallow send_email(*)\n"))
+    assert sent == ["mine@example.com"]
+
+
+@pytest.mark.timeout(120)
+def test_suspended_generators_the_host_drops_after_the_run_leave_nothing_behind() -> None:
+    # each suspended body holds 40 MB (above glibc's largest mmap threshold: freed at once)
+    code = ("def hold():\n    big = [0] * 5_000_000\n    yield len(big)\n"
+            "def make():\n    out = []\n    for _ in range(8):\n        g = hold()\n        next(g)\n"
+            "        out.append(g)\n    return out\nmake()")
+    gc.collect()
+    before = _rss()
+    gens = safe_eval.safe_eval(code, limits={"memory": 2**30})
+    assert len(gens) == 8
+    del gens
+    gc.collect()
+    assert _rss() - before < 60 * 2**20
+
+
 def test_a_host_close_of_a_returned_generator_is_decided_and_audited_by_its_run() -> None:
     sent, send_email = _mailbox()
     events: list[ToolEvent] = []
