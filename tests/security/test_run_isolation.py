@@ -20,42 +20,79 @@ from safe_eval.policy.enforce import ToolEvent
 
 # request A may fetch but never delete; request B may do both
 POLICY_A = parse_policy("policy a\nallow fetch(*)\ndeny delete_file(*)\n")
-POLICY_B = parse_policy("policy b\nallow fetch(*)\nallow delete_file(*)\n")
+POLICY_B = parse_policy("policy b\nextends default\nallow fetch(*)\nallow delete_file(*)\n")
 # the call goes through an alias, so the static check cannot see it: the gate decides at run time
 REQUEST_A = "fetch('a')\ntools = [delete_file]\ntools[0]('/srv/important')\n'a done'"
 REQUEST_B = "fetch('b')\n'b done'"
 
 
 # -- item 9: a context per run, not per thread --------------------------------------------
+class Server:
+    """Interleaves requests on one thread as gevent does: a tool waiting on I/O parks the
+    greenlet it runs on and switches to the hub, which runs another request meanwhile."""
+
+    def __init__(self) -> None:
+        self.hub = greenlet.getcurrent()
+        self.parked: list[greenlet.greenlet] = []
+        self.outcome: dict[str, Any] = {}
+
+    def wait_for_io(self) -> None:
+        self.parked.append(greenlet.getcurrent())
+        self.hub.switch()
+
+    def start(self, name: str, code: str, env: dict[str, Any], policy: Any) -> None:
+        def serve() -> None:
+            try:
+                self.outcome[name] = safe_eval.safe_eval(code, env, policy=policy)
+            except SafeEvalError as e:
+                self.outcome[name] = e
+        greenlet.greenlet(serve).switch()
+
+    def resume_first(self) -> None:
+        self.parked.pop(0).switch()
+
+
 def test_a_greenlet_server_interleaving_two_requests_decides_each_by_its_own_policy() -> None:
+    server = Server()
     deleted: list[str] = []
-    outcome: dict[str, Any] = {}
 
     def fetch(url: str) -> str:
-        greenlet.getcurrent().parent.switch()  # waits on I/O: the server runs the other request
+        server.wait_for_io()
         return "page"
 
-    def request(name: str, code: str, policy: Any) -> greenlet.greenlet:
-        def delete_file(path: str) -> None:
-            deleted.append(path)
+    def delete_file(path: str) -> None:
+        deleted.append(path)
 
-        def serve() -> None:
-            env = {"fetch": fetch, "delete_file": delete_file}
-            try:
-                outcome[name] = safe_eval.safe_eval(code, env, policy=policy)
-            except SafeEvalError as e:
-                outcome[name] = e
-        return greenlet.greenlet(serve)
-
-    a, b = request("a", REQUEST_A, POLICY_A), request("b", REQUEST_B, POLICY_B)
-    a.switch()  # A waits in fetch
-    b.switch()  # B waits in fetch: both runs are in progress on this thread
-    a.switch()  # A resumes and tries to delete
-    b.switch()
+    env = {"fetch": fetch, "delete_file": delete_file}
+    server.start("a", REQUEST_A, dict(env), POLICY_A)  # A waits in fetch
+    server.start("b", REQUEST_B, dict(env), POLICY_B)  # B waits in fetch: both runs in progress
+    server.resume_first()  # A resumes and tries to delete
+    server.resume_first()
     assert deleted == []
-    assert isinstance(outcome["a"], PolicyViolation)
-    assert [(d.code, d.stage) for d in outcome["a"].diagnostics] == [("T003", "runtime")]
-    assert outcome["b"] == "b done"
+    a = server.outcome["a"]
+    assert isinstance(a, PolicyViolation)
+    assert [(d.code, d.stage) for d in a.diagnostics] == [("T003", "runtime")]
+    assert server.outcome["b"] == "b done"
+
+
+ASYNC_A = ("import asyncio\nasync def main():\n    await asyncio.sleep(0)\n    fetch('a')\n"
+           "    return 'a done'\nasyncio.run(main())")
+ASYNC_B = ("import asyncio\nasync def main():\n    fetch('b')\n    await asyncio.sleep(0)\n"
+           "    return 'b done'\nasyncio.run(main())")
+
+
+def test_interleaved_requests_each_running_a_guest_event_loop_see_only_their_own() -> None:
+    server = Server()
+
+    def fetch(url: str) -> str:
+        server.wait_for_io()
+        return "page"
+
+    server.start("a", ASYNC_A, {"fetch": fetch}, POLICY_B)  # A's loop runs, A waits in fetch
+    server.start("b", ASYNC_B, {"fetch": fetch}, POLICY_B)  # B runs a loop of its own meanwhile
+    server.resume_first()
+    server.resume_first()
+    assert server.outcome == {"a": "a done", "b": "b done"}
 
 
 # -- item 8: every tool call is decided and audited inside a run ----------------------------
