@@ -144,7 +144,7 @@ class Evaluator:
             compiled = self.compile(code, names)
         lim = self.limits if limits is None else _merge(self.limits, limits)
         budget = Budget(lim, echo=True) if self.echo else Budget(lim)
-        ctx = RunContext(budget, policy, self.audit, self.run_nested, self.filename)
+        ctx = RunContext(budget, policy, self.audit, self.run_nested, self.filename, None, None, ns)
         start = time.perf_counter() if timed else 0.0
         try:
             value = run_guarded(ctx, compiled.run, g, budget)

@@ -34,7 +34,7 @@ __all__ = ["RunContext", "activate", "current_context", "on_run_exit", "outermos
 class RunContext(Shown):
     """Mutable, compared by identity (a plain class, not a dataclass: see ``safe_eval._record``)."""
 
-    __slots__ = ("budget", "policy", "audit", "run_nested", "filename", "extra", "bound", "root")
+    __slots__ = ("budget", "policy", "audit", "run_nested", "filename", "extra", "bound", "keep", "root")
     _fields = ("budget", "policy", "audit", "run_nested", "filename", "extra", "bound")
     __match_args__ = ("budget", "policy", "audit", "run_nested", "filename", "extra")
 
@@ -52,6 +52,9 @@ class RunContext(Shown):
         # the bound every later host call into what this run returns draws on (None: the
         # run's objects get a bound of their own when first created, see compiler._origin)
         bound: ResultBound | None = None,
+        # what every guest object made in this run keeps alive (the guest namespace of the
+        # host's env dict, which the registry holds only weakly: see interpreter/namespace.py)
+        keep: Any = None,
     ) -> None:
         self.budget = budget
         self.policy = policy
@@ -60,6 +63,7 @@ class RunContext(Shown):
         self.filename = filename
         self.extra: dict[str, Any] = {} if extra is None else extra
         self.bound = bound
+        self.keep = keep
         # the outermost context of the run this one is nested in (itself when outermost)
         self.root: RunContext = self
 
@@ -69,6 +73,10 @@ class RunContext(Shown):
 _current: ContextVar[RunContext | None] = ContextVar("safe_eval_run", default=None)
 
 current_context = _current.get  # the hot read: a bound C method, no Python frame
+# the hot entry and exit of an outermost run (``session.run_guarded``, where no run is active,
+# so the context is its own root): bound C methods, no Python frame
+enter_outermost = _current.set
+exit_outermost = _current.reset
 
 
 def enter(ctx: RunContext) -> Any:

@@ -90,18 +90,21 @@ class FuncCode:
 
 class Origin:
     """The run a function was defined in, for later host calls: its policy, limits and audit
-    hook, and the ``ResultBound`` every host call into the run's objects draws on."""
+    hook, the ``ResultBound`` every host call into the run's objects draws on, and what the
+    run's objects keep alive (``keep``: the guest namespace they were defined in)."""
 
-    __slots__ = ("policy", "limits", "filename", "run_nested", "audit", "bound")
+    __slots__ = ("policy", "limits", "filename", "run_nested", "audit", "bound", "keep")
 
     def __init__(self, policy: Any, limits: Any, filename: str, run_nested: Callable[..., Any] | None = None,
-                 audit: Callable[..., Any] | None = None, bound: ResultBound | None = None) -> None:
+                 audit: Callable[..., Any] | None = None, bound: ResultBound | None = None,
+                 keep: Any = None) -> None:
         self.policy = policy
         self.limits = limits
         self.filename = filename
         self.run_nested = run_nested
         self.audit = audit
         self.bound = ResultBound(limits) if bound is None else bound
+        self.keep = keep
 
 
 def current_origin() -> Origin | None:
@@ -116,7 +119,7 @@ def current_origin() -> Origin | None:
         if ctx.bound is None:
             ctx.bound = ResultBound(ctx.budget.limits)
         o = ctx.extra["origin"] = Origin(ctx.policy, ctx.budget.limits, ctx.filename, ctx.run_nested,
-                                         ctx.audit, ctx.bound)
+                                         ctx.audit, ctx.bound, ctx.keep)
     return o
 
 

@@ -12,9 +12,11 @@ separate dict kept in sync with ``env`` in both directions:
 ``pairs[name] = (env value, guest value)`` records what each side held after the last sync.
 
 The registry holds the namespaces weakly: nothing outlives a run unless the host keeps it. A
-namespace lives while something the host keeps refers to it (a guest function in ``env`` or
-returned, whose globals it is); with nothing left, the next run on the same ``env`` simply
-enters its values into a fresh namespace, which holds the same names.
+namespace lives while a guest object made in a run on it lives (a function, class or generator
+in ``env`` or returned, whose globals it is: each holds its run's ``Origin``, which keeps the
+namespace); with none left, the next run on the same ``env`` simply enters its values into a
+fresh namespace, which holds the same names. ``g`` stays a plain ``dict``: every global load
+and store of guest code indexes it, and CPython's fast path for that is for exact dicts.
 """
 
 from __future__ import annotations
@@ -23,26 +25,17 @@ import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["GuestGlobals", "GuestNamespace", "NamespaceRegistry"]
+__all__ = ["GuestNamespace", "NamespaceRegistry"]
 
 _MISSING: Any = object()
 
 
-class GuestGlobals(dict[str, Any]):
-    """The guest's module namespace: a dict the registry can refer to weakly, which keeps its
-    ``GuestNamespace`` (and through it the ``env``) alive for as long as it lives itself."""
-
-    __slots__ = ("space", "__weakref__")
-    space: GuestNamespace
-
-
 class GuestNamespace:
-    __slots__ = ("env", "g", "pairs")
+    __slots__ = ("env", "g", "pairs", "__weakref__")
 
     def __init__(self, env: Mapping[str, Any] | None) -> None:
         self.env = env
-        self.g = GuestGlobals()
-        self.g.space = self
+        self.g: dict[str, Any] = {}
         self.pairs: dict[str, tuple[Any, Any]] = {}
 
     def sync_in(self, enter: Callable[..., Any], policy: Any) -> None:
@@ -87,10 +80,10 @@ class GuestNamespace:
 
 class NamespaceRegistry:
     """The guest namespaces of the ``env`` dicts in use, held weakly (``id(env)`` -> a weak
-    reference to the namespace's globals; ``env`` itself cannot be referred to weakly)."""
+    reference to the namespace; ``env`` itself, a dict, cannot be referred to weakly)."""
 
     def __init__(self) -> None:
-        self._spaces: dict[int, weakref.ref[GuestGlobals]] = {}
+        self._spaces: dict[int, weakref.ref[GuestNamespace]] = {}
 
     def for_env(self, env: Mapping[str, Any] | None) -> GuestNamespace:
         if type(env) is not dict and not isinstance(env, dict):
@@ -98,15 +91,15 @@ class NamespaceRegistry:
         spaces = self._spaces
         key = id(env)
         ref = spaces.get(key)
-        g = ref() if ref is not None else None
-        if g is not None and g.space.env is env:
-            return g.space
+        ns = ref() if ref is not None else None
+        if ns is not None and ns.env is env:
+            return ns
         ns = GuestNamespace(env)
-        spaces[key] = weakref.ref(ns.g, _forget(spaces, key))
+        spaces[key] = weakref.ref(ns, _forget(spaces, key))
         return ns
 
 
-def _forget(spaces: dict[int, weakref.ref[GuestGlobals]], key: int) -> Callable[[Any], None]:
+def _forget(spaces: dict[int, weakref.ref[GuestNamespace]], key: int) -> Callable[[Any], None]:
     def drop(ref: Any) -> None:
         if spaces.get(key) is ref:  # not a newer namespace under a reused id
             del spaces[key]

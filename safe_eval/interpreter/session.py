@@ -59,7 +59,7 @@ def run_guarded(
     old = sys.getrecursionlimit()
     try:
         # ``_run`` written out: one host call fewer on every evaluation
-        token = context.enter(ctx)
+        token = context.enter_outermost(ctx)
         raise_host_recursion_limit(ctx.budget.max_depth)
         return fn(*args)
     except BaseException as e:
@@ -78,7 +78,7 @@ def run_guarded(
         while True:
             try:
                 if token is not None:
-                    context.leave(token)
+                    context.exit_outermost(token)
                     token = None
                 if ctx.extra:
                     context.run_undo_hooks(ctx)
@@ -168,7 +168,7 @@ def call_in_run(origin: Any, call: Callable[[], Any]) -> Any:
     bound = origin.bound
     budget = bound.draw()
     ctx = RunContext(budget, origin.policy, origin.audit, origin.run_nested, origin.filename,
-                     bound=bound)
+                     bound=bound, keep=origin.keep)
     try:
         return run_guarded(ctx, call)
     finally:
