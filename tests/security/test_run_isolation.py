@@ -224,12 +224,16 @@ def _rss() -> int:
 
 
 @pytest.mark.timeout(120)
-def test_ten_200mb_runs_through_the_shared_module_level_evaluator_leave_nothing_resident() -> None:
+@pytest.mark.parametrize("extra", [
+    pytest.param("", id="data-only"),
+    pytest.param("def size():\n    return len(x)\n", id="with-a-function-in-env"),
+])
+def test_ten_200mb_runs_through_the_shared_module_level_evaluator_leave_nothing_resident(extra: str) -> None:
     gc.collect()
     before = _rss()
     for _ in range(10):
         env: dict[str, Any] = {}
-        safe_eval.safe_eval(BIG + "len(x)", env, limits={"memory": 400 * 2**20})
+        safe_eval.safe_eval(BIG + extra + "len(x)", env, limits={"memory": 400 * 2**20})
         del env
     gc.collect()
     assert _rss() - before < 100 * 2**20
