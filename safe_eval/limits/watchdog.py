@@ -5,7 +5,8 @@ before they run. What neither sees is a long stretch of *host Python* code calle
 (``statistics.mean(range(10**9))``, Fraction arithmetic on huge numbers, a deep ``copy``):
 no guest tick happens until it returns. The watchdog is one daemon thread for the whole
 process that wakes every ``PERIOD`` seconds, and for every running evaluation whose deadline
-passed more than ``GRACE`` ago (or whose memory growth passed its limit), raises an
+passed more than ``GRACE`` ago (or whose memory passed its limit while it has not refuelled for
+a whole period: a run still ticking checks its memory itself, with the precise error), raises an
 asynchronous ``TimeLimit``/``MemoryLimit`` in the evaluating thread
 (``PyThreadState_SetAsyncExc``). CPython delivers it at the next bytecode boundary, so any
 Python-level host loop stops; a single C call still runs to its end, which is why the guards
@@ -80,7 +81,7 @@ class _Watch:
     asyncio tasks interleaving requests: the context is per run, see ``context.py``) gets a
     watch of its own (``spare``), so every run in progress is watched until it ends."""
 
-    __slots__ = ("budget", "thread_id", "fired", "active", "spare")
+    __slots__ = ("budget", "thread_id", "fired", "active", "spare", "seen")
 
     def __init__(self, thread_id: int, spare: bool = False) -> None:
         self.budget: Budget | None = None
@@ -88,6 +89,7 @@ class _Watch:
         self.fired = False
         self.active = False
         self.spare = spare
+        self.seen = -1  # the budget's ``spent`` at the previous period (memory check)
 
 
 _lock = threading.Lock()
@@ -109,6 +111,11 @@ def _loop() -> None:
                 if now > budget.deadline + GRACE:
                     _raise_in(w.thread_id, WatchdogTimeLimit)
                     w.fired = True
+                    continue
+                spent, w.seen = w.seen, budget.spent
+                if spent != budget.spent:
+                    # guest code refuelled since the last period: the budget samples memory
+                    # itself, with the precise error; only a run stuck in host code is ours
                     continue
                 if budget.mem_base >= 0:  # the run has started sampling its memory
                     used = memory.unsampled() if used is None else used
@@ -149,6 +156,7 @@ def start(budget: Budget) -> _Watch | None:
                 _ensure_thread()
     elif w.active:  # another run is in progress on this thread: this one is watched too
         w = _Watch(tid, spare=True)
+        w.seen = -1
         w.budget = budget
         w.active = True
         with _lock:
@@ -158,6 +166,7 @@ def start(budget: Budget) -> _Watch | None:
     # only once ``active`` is set, which comes last (a fresh budget's deadline is ahead).
     w.budget = budget
     w.fired = False
+    w.seen = -1
     w.active = True
     return w
 
