@@ -13,7 +13,9 @@ runs each under their limit therefore both finish, where the process-wide growth
 the one that samples after the other allocated. Why not exact accounting: CPython has no
 per-thread allocation counter, tracemalloc costs 2-3x on every allocation, and counting at the
 interpreter's allocation sites cannot see frees. Known error: a thread switch in the middle of
-a chunk charges the other run's unsampled growth (at most one chunk of work) to this one, and
+a chunk charges the other run's unsampled growth (at most one chunk of work, which may hold one
+large allocation the guards let through: ``[0] * 10**7`` just before a switch is charged to the
+run that samples next) to this one; and
 host code that allocates between runs is charged to no run (the first sample of a run only
 sets the mark). A run's total is never below zero.
 

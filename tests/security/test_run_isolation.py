@@ -279,15 +279,21 @@ def test_a_series_of_runs_that_hit_their_memory_limit_leaves_the_process_where_i
 @pytest.mark.timeout(120)
 def test_two_concurrent_runs_each_under_their_limit_both_finish() -> None:
     results: list[Any] = []
-    ready = threading.Barrier(2)
-    code = "a = [0] * 10_000_000\nfor i in range(200_000):\n    pass\nlen(a)"
+    ready, allocated = threading.Barrier(2), threading.Barrier(2)
+    # 80 MB each, built step by step (the growth a per-chunk sample sees), under 120 MB each; the
+    # runs then go on side by side: measured per process (160 MB) one of them would be stopped
+    code = ("a = []\nfor i in range(100):\n    a.append([0] * 100_000)\n    for _ in range(300):\n        pass\n"
+            "meet()\nfor i in range(100_000):\n    pass\nsum(len(x) for x in a)")
 
     def run() -> None:
         ready.wait()
         try:
-            results.append(safe_eval.safe_eval(code, limits=Limits(memory=120 * 2**20, time=60)))
+            env = {"meet": lambda: allocated.wait(30) and None}
+            results.append(safe_eval.safe_eval(code, env, policy=parse_policy(
+                "policy p\nallow meet(*)\n"), limits=Limits(memory=120 * 2**20, time=60, ops=10**8)))
         except SafeEvalError as e:
             results.append(e)
+            allocated.abort()
 
     threads = [threading.Thread(target=run) for _ in range(2)]
     for t in threads:
