@@ -133,6 +133,8 @@ class Resumable:
             g.gr_context = cur.gr_context
             r = g.switch(value) if how == _SEND else g.throw(value)
         except BaseException:
+            # (a host resume runs inside session.call_in_run, whose run_guarded turns a guest
+            # SystemExit/BaseException into a GuestError: it never stops the host)
             self._done = True
             raise
         finally:
