@@ -32,7 +32,9 @@ MARGIN = 0.4  # seconds allowed past the time limit (the spec: 100 ms; slack for
 DOS = [p for p in CORPUS if p["category"] in ("dos", "crash")]
 # Payloads refused with a clean guest-level error instead of a limit: a module guard (regex)
 # or CPython's own int/str conversion limit (the same ValueError CPython raises).
-REFUSED_BY_MODULE = {"dos_regex_catastrophic", "dos_int_to_str_huge"}
+REFUSED_BY_MODULE = {"dos_int_to_str_huge"}
+# The curated re's matcher answers these within the time limit (regex's timeout bounds the rest).
+ANSWERED_IN_TIME = {"dos_regex_catastrophic"}
 
 
 def _run(code: str, limits: Limits = FAST, **kw: Any) -> tuple[BaseException | None, float]:
@@ -53,6 +55,8 @@ def test_dos_and_crash_corpus(payload: dict[str, Any]) -> None:
     allowed: tuple[type[BaseException], ...] = (LimitExceeded, PolicyViolation)
     if payload["id"] in REFUSED_BY_MODULE:
         allowed += (GuestError,)
+    if payload["id"] in ANSWERED_IN_TIME:
+        allowed += (type(None),)
     assert isinstance(err, allowed), repr(err)
     assert seconds < limits.time + MARGIN
     assert rss() - before < limits.memory
