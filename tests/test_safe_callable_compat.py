@@ -199,3 +199,12 @@ DECODED_WRAPPERS = {
 @pytest.mark.parametrize("code", DECODED_WRAPPERS.values(), ids=DECODED_WRAPPERS.keys())
 def test_guest_callables_in_host_wrappers_are_decoded(code: str) -> None:
     assert safe_callable(code, "f", expected=Callable[[int], int])(4) == 5
+
+
+def test_a_checked_function_can_be_granted_its_allowance_again() -> None:
+    from safe_eval import refill
+
+    fn = safe_callable("def f(x: int) -> int:\n    return x * 2", expected=Callable[[int], int])
+    assert fn(2) == 4
+    refill(fn)
+    assert fn(3) == 6
