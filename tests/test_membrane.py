@@ -266,6 +266,8 @@ def test_host_objects_are_opaque_unless_exposed() -> None:
     # assigning a writable attribute is a tool call: decided by the running policy
     from safe_eval.context import RunContext, activate
     from safe_eval.limits.budget import Budget
+    from safe_eval.limits.model import Limits
+    from safe_eval.policy import default_policy
 
     with activate(RunContext(Budget(Limits()), default_policy())):
         set_attr(shown, "owner", "bob")

@@ -171,7 +171,7 @@ def _enter_type(cls: type, name: str | None) -> Any:
     if issubclass(cls, type):
         return refused(f"metaclass '{cls.__name__}'", "metaclasses build host classes")
     shown = reveal_type(cls)
-    if type(shown) is HostExceptionClass and name is not None:
+    if type(shown) is HostExceptionClass and name is not None and issubclass(cls, BaseException):
         # from env: the tool of its env key, the name the policy is written against
         return host_exception_class(name, cls)
     if shown is not cls:

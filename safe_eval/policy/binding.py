@@ -119,11 +119,12 @@ def _one_signature(cls: type) -> bool:
     takes any arguments and only stores them)."""
     import inspect
 
-    methods = [getattr(cls, name, None) for name in ("__new__", "__init__")]
-    if not all(isinstance(m, types.FunctionType) for m in methods):
+    new, init = (getattr(cls, name, None) for name in ("__new__", "__init__"))
+    if not (isinstance(new, types.FunctionType) and isinstance(init, types.FunctionType)):
         return True
-    new, init = (_after_first(inspect.signature(m, follow_wrapped=False)) for m in methods)
-    return new == init
+    return _after_first(inspect.signature(new, follow_wrapped=False)) == _after_first(
+        inspect.signature(init, follow_wrapped=False)
+    )
 
 
 def _after_first(sig: inspect.Signature) -> list[tuple[str, Any, Any]]:
