@@ -143,12 +143,12 @@ KIND_SLIPS = {
     "int_for_true": ('deny set_flag(name == "admin_mode", value == True) raise "stays off"', '"admin_mode", 1'),
     "float_for_true": ('deny set_flag(name == "admin_mode", value == True) raise "stays off"', '"admin_mode", 1.0'),
     "true_for_int": ("deny set_flag(value == 1) raise \"stays off\"", '"admin_mode", True'),
-    "float_for_int_set": ("deny set_flag(value in {1, 2}) raise \"stays off\"", '"admin_mode", 2.0'),
+    "true_for_int_set": ("deny set_flag(value in {1, 2}) raise \"stays off\"", '"admin_mode", True'),
     "list_for_str_in_set": ('deny set_flag(name in {"ceo@corp.com"}) raise "stays off"', '["ceo@corp.com"], 0'),
     "tuple_for_str": ('deny set_flag(name == "ceo@corp.com") raise "stays off"', '("ceo@corp.com",), 0'),
     "dict_for_str": ('deny set_flag(name == "ceo@corp.com") raise "stays off"', '{"ceo@corp.com": 1}, 0'),
     "str_for_int": ("deny set_flag(value == 1) raise \"stays off\"", '"admin_mode", "1"'),
-    "none_for_str": ('deny set_flag(name != "guest") raise "stays off"', "None, 0"),
+    "set_for_str_in_set": ('deny set_flag(name in {"ceo@corp.com"}) raise "stays off"', '{"ceo@corp.com"}, 0'),
 }
 
 
