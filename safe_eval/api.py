@@ -231,11 +231,38 @@ def safe_callable(code: Any, name: str | None = None, *, expected: Any = None, p
         fn = ns[name]
     if not callable(fn):
         raise GuestError("TypeError", f"'{name}' is not callable")
+    if not _guest_made(fn):
+        raise GuestError("TypeError", f"'{name}' is not a function the code defines "
+                         f"(it is a {type(fn).__name__})")
     if expected is not None:
         from safe_eval.interpreter.signatures import check_callable
 
         return check_callable(fn, expected)
     return fn
+
+
+def _guest_made(fn: Any) -> bool:
+    """True for a guest function, class or callable object, or a host wrapper of one (a bound
+    method, ``functools.partial``, an ``lru_cache``): what ``safe_callable`` decodes. A builtin
+    or a curated module's function named by the code is not decoded."""
+    import functools
+    import types
+
+    from safe_eval.interpreter.marks import is_guest_object, is_guest_type
+
+    for _ in range(8):  # wrappers of wrappers, bounded
+        kind = type(fn)
+        if is_guest_object(fn) or (issubclass(kind, type) and is_guest_type(fn)):
+            return True
+        if kind is types.MethodType:
+            fn = fn.__func__
+        elif kind is functools.partial:
+            fn = fn.func
+        elif kind is functools._lru_cache_wrapper:
+            fn = fn.__wrapped__
+        else:
+            return False
+    return False
 
 
 def refill(obj: Any) -> None:
@@ -247,8 +274,11 @@ def refill(obj: Any) -> None:
     that run's limits, so a sequence of such calls cannot multiply them; the host decides when
     to grant more (``limits/result_bound.py``). A ``TypeError`` for anything no run made."""
     from safe_eval.interpreter.functions import Function
+    from safe_eval.interpreter.signatures import CheckedFunction
 
     bound = None
+    if isinstance(obj, CheckedFunction):  # safe_callable(..., expected=...)
+        obj = obj.__wrapped__
     if isinstance(obj, types.MethodType):
         obj = obj.__func__
     if isinstance(obj, Function):
