@@ -9,9 +9,16 @@ from safe_eval.errors import (
     LimitExceeded,
     PolicyViolation,
     SafeEvalError,
+    SandboxCrashed,
+    SandboxError,
+    SandboxUnavailable,
 )
 from safe_eval.limits import Limits
 from safe_eval.policy import Policy
+
+# the handler ``with safe_eval.sandbox("bwrap"):``; bound after the subpackage import, so the
+# name means the handler (the package is ``import safe_eval.sandbox`` / ``from safe_eval.sandbox``)
+from safe_eval.sandbox.selection import sandbox
 
 if TYPE_CHECKING:
     from safe_eval.checking import Report, check
@@ -27,10 +34,14 @@ __all__ = [
     "Report",
     "Result",
     "SafeEvalError",
+    "SandboxCrashed",
+    "SandboxError",
+    "SandboxUnavailable",
     "check",
     "safe_callable",
     "safe_eval",
     "safe_exec",
+    "sandbox",
 ]
 
 

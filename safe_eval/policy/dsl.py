@@ -196,6 +196,7 @@ class _Builder:
         imports: frozenset[str] = frozenset()
         limits: dict[str, Any] = {}
         rules: list[ToolRule] = []
+        sandbox: str | None = None
         seen_other = False
         for stmt in tree.children:
             assert isinstance(stmt, Tree)
@@ -218,12 +219,16 @@ class _Builder:
                 imports = self.imports(stmt, imports)
             elif kind == "limits":
                 self.limits(stmt, limits)
+            elif kind == "sandbox":
+                sandbox = str(stmt.children[0])
             else:
                 rules.append(self.rule(stmt))
         base_limits = base.limits if base is not None else Limits()
         final_limits = self.at(tree, lambda: base_limits.merged(limits)) if limits else base_limits
         tools = tuple(rules) + (base.tools if base is not None else ())
-        return Policy(name or _default_name(self.filename), imports, final_limits, tools)
+        if sandbox is None and base is not None:
+            sandbox = base.sandbox
+        return Policy(name or _default_name(self.filename), imports, final_limits, tools, sandbox)
 
     def extends(self, stmt: Tree[Token]) -> Policy:
         ref = stmt.children[0]

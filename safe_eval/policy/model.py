@@ -43,14 +43,16 @@ class Policy(Frozen, Shown):
     """A frozen value: equal when name, imports, limits and tools are equal, hashed on them
     (a plain class, not a dataclass: see ``safe_eval._record``)."""
 
-    __slots__ = ("name", "imports", "limits", "tools", "_by_tool", "_hash")
-    _fields = ("name", "imports", "limits", "tools")
+    __slots__ = ("name", "imports", "limits", "tools", "sandbox", "_by_tool", "_hash")
+    _fields = ("name", "imports", "limits", "tools", "sandbox")
     __match_args__ = ("name", "imports", "limits", "tools")
 
     name: str
     imports: frozenset[str]
     limits: Limits
     tools: tuple[ToolRule, ...]
+    # the weakest OS sandbox evaluations under this policy may use (``sandbox bwrap``), or None
+    sandbox: str | None
     # tool name -> the rules whose pattern matches it, in order (filled lazily; not part of
     # the value: two equal policies share their behaviour, not their caches)
     _by_tool: dict[str, tuple[ToolRule, ...]]
@@ -62,6 +64,7 @@ class Policy(Frozen, Shown):
         imports: frozenset[str] = frozenset(),
         limits: Limits = _DEFAULT_LIMITS,
         tools: tuple[ToolRule, ...] = (),
+        sandbox: str | None = None,
     ) -> None:
         if not isinstance(name, str) or not _NAME.fullmatch(name):
             raise PolicyError(
@@ -83,13 +86,22 @@ class Policy(Frozen, Shown):
         object.__setattr__(self, "imports", imports)
         object.__setattr__(self, "limits", limits)
         object.__setattr__(self, "tools", tools)
-        object.__setattr__(self, "_hash", hash((self.name, imports, limits, tools)))
+        if sandbox is not None:
+            from safe_eval.errors import SandboxError
+            from safe_eval.sandbox.selection import normalize
+
+            try:
+                sandbox = normalize(sandbox)
+            except (SandboxError, TypeError) as exc:
+                raise PolicyError(str(exc)) from None
+        object.__setattr__(self, "sandbox", sandbox)
+        object.__setattr__(self, "_hash", hash((self.name, imports, limits, tools, sandbox)))
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is self.__class__:
             assert isinstance(other, Policy)
-            return (self.name, self.imports, self.limits, self.tools) == (
-                other.name, other.imports, other.limits, other.tools)
+            return (self.name, self.imports, self.limits, self.tools, self.sandbox) == (
+                other.name, other.imports, other.limits, other.tools, other.sandbox)
         return NotImplemented
 
     def __hash__(self) -> int:
@@ -190,8 +202,9 @@ class Policy(Frozen, Shown):
     # Modified copies
 
     def replace(self, **changes: Any) -> Policy:
-        """A copy with some fields replaced (``name``, ``imports``, ``limits``, ``tools``)."""
-        unknown = sorted(set(changes) - {"name", "imports", "limits", "tools"})
+        """A copy with some fields replaced (``name``, ``imports``, ``limits``, ``tools``,
+        ``sandbox``)."""
+        unknown = sorted(set(changes) - set(self._fields))
         if unknown:
             raise TypeError(f"unknown Policy field(s): {', '.join(unknown)}")
         return self._replace(**changes)
