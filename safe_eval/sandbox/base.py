@@ -85,6 +85,11 @@ class Backend(ABC):
     def worker_argv(self, workspace: Workspace, config: dict[str, Any]) -> tuple[list[str], str | None]:
         """The command that starts a worker with this JSON ``config``, and its host cwd."""
 
+    def config(self, workspace: Workspace) -> dict[str, Any]:
+        # the tag (the workspace path) marks every process of this worker on the host's
+        # command lines, so the host can find and kill all of them
+        return {"mode": self.mode, "tag": workspace.path}
+
     def workspace_owner(self) -> int | None:
         """The host uid the worker writes its workspace as (None: this process's)."""
         return None
@@ -101,8 +106,7 @@ class Backend(ABC):
     # -- workers ---------------------------------------------------------------------------
     def _spawn(self) -> tuple[WorkerProcess, Workspace]:
         workspace = Workspace(self.workspace_owner())
-        config = {"mode": self.mode}
-        argv, cwd = self.worker_argv(workspace, config)
+        argv, cwd = self.worker_argv(workspace, self.config(workspace))
         try:
             proc = WorkerProcess(argv, cwd=cwd, tag=workspace.path)
         except OSError as exc:

@@ -51,7 +51,10 @@ class BwrapBackend(Backend):
         prefix = os.path.dirname(os.path.dirname(python))
         argv = [
             bwrap, "--unshare-all", "--uid", "65534", "--gid", "65534", "--die-with-parent",
-            "--new-session", "--cap-drop", "ALL", "--clearenv",
+            # no --new-session: the worker stays in the host-made process group, so one killpg
+            # ends everything inside; the group has no controlling terminal (no TIOCSTI), and
+            # seccomp forbids leaving it (setsid/setpgid)
+            "--cap-drop", "ALL", "--clearenv",
             "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
             "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
             # ldconfig's cache: pyseccomp finds libseccomp through it

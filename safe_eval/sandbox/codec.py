@@ -30,7 +30,7 @@ from safe_eval.errors import SandboxValueError
 
 __all__ = ["MAX_NODES", "decode", "encode"]
 
-MAX_NODES = 1_000_000
+MAX_NODES = 300_000
 MAX_DEPTH = 200
 _SMALL = 2**53  # ints beyond this are tagged: every JSON reader keeps these exact
 

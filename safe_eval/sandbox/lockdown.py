@@ -32,6 +32,8 @@ _DENIED_SYSCALLS = (
     "kexec_load", "init_module", "finit_module", "delete_module", "process_vm_readv",
     "process_vm_writev", "open_by_handle_at", "name_to_handle_at", "io_uring_setup",
     "reboot", "swapon", "swapoff", "acct", "quotactl", "syslog", "personality",
+    # the host kills the worker by its process group: no leaving it
+    "setsid", "setpgid",
 )
 
 

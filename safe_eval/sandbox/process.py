@@ -29,6 +29,41 @@ ToolHandler = Callable[[str, tuple[Any, ...], dict[str, Any]], Any]
 PrintHandler = Callable[[str], None]
 
 
+def tagged_pids(tag: str) -> list[int]:
+    """Live host pids whose command line carries ``tag`` (a worker and what it forked)."""
+    needle = tag.encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if needle not in f.read():
+                    continue
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                if f.read().rpartition(b") ")[2][:1] == b"Z":
+                    continue
+        except OSError:
+            continue
+        found.append(int(entry))
+    return found
+
+
+def _kill_tagged(tag: str) -> None:
+    """Belt and braces after ``killpg``: SIGKILL anything still carrying the worker's tag
+    (a sandbox runtime may hold the worker outside the group), until none is left (bounded)."""
+    for _ in range(50):
+        pids = tagged_pids(tag)
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.01)
+
+
 class WorkerProcess:
     """A started worker. Not thread-safe: one request at a time."""
 
@@ -104,8 +139,10 @@ class WorkerProcess:
         rc = self.proc.returncode
         self._drain_stderr()
         tail = self._stderr.decode("utf-8", "replace")
-        return SandboxCrashed(message, signal=-rc if rc is not None and rc < 0 else None,
-                              exit_code=rc if rc is not None and rc >= 0 else None, stderr=tail)
+        sig = -rc if rc is not None and rc < 0 else None
+        if rc is not None and 128 < rc <= 128 + 64:  # bwrap and container runtimes: 128 + signal
+            sig = rc - 128
+        return SandboxCrashed(message, signal=sig, exit_code=rc if sig is None else None, stderr=tail)
 
     # -- talking ---------------------------------------------------------------------------
     def wait_ready(self, timeout: float = STARTUP_SECONDS) -> None:
@@ -130,14 +167,14 @@ class WorkerProcess:
         except (BrokenPipeError, OSError):
             raise self._crashed("the sandbox worker stopped reading") from None
 
-    def request(self, method: str, params: dict[str, Any], *, seconds: float, output_limit: int,
-                on_print: PrintHandler, on_tool: ToolHandler) -> Any:
+    def request(self, method: str, params: dict[str, Any], *, seconds: float, grace: float,
+                output_limit: int, on_print: PrintHandler, on_tool: ToolHandler) -> Any:
         """Send one request and serve the worker (output, tool calls) until it answers. Past
-        ``seconds`` of guest time, or ``output_limit`` characters of output, the worker is
+        ``seconds`` (+ ``grace``) of guest time, or ``output_limit`` characters of output, the worker is
         killed and the limit raised."""
         self.wait_ready()
         self.send({"id": 1, "method": method, "params": params})
-        deadline = time.monotonic() + seconds
+        deadline = time.monotonic() + seconds + grace
         printed = 0
         while True:
             msg = self._next_message(deadline)
@@ -198,6 +235,8 @@ class WorkerProcess:
         except OSError:
             pass
         self.proc.wait()
+        if self.tag:
+            _kill_tagged(self.tag)
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
                 if f is not None:

@@ -58,7 +58,7 @@ class Session:
     def _respawn(self) -> WorkerProcess:
         from safe_eval.sandbox.process import WorkerProcess
 
-        argv, cwd = self.backend.worker_argv(self.workspace, {"mode": self.backend.mode})
+        argv, cwd = self.backend.worker_argv(self.workspace, self.backend.config(self.workspace))
         return WorkerProcess(argv, cwd=cwd, tag=self.workspace.path)
 
     # -- running ---------------------------------------------------------------------------
@@ -103,7 +103,7 @@ class Session:
             self.workspace.snapshot()
         proc = self._worker()
         start = time.perf_counter()
-        reply = proc.request("run", params, seconds=lim.time + GRACE, output_limit=lim.output,
+        reply = proc.request("run", params, seconds=lim.time, grace=GRACE, output_limit=lim.output,
                              on_print=printed, on_tool=tool)
         seconds = time.perf_counter() - start
         if type(reply) is not dict or type(reply.get("bindings")) is not dict:
