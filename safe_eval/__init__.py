@@ -2,6 +2,8 @@
 
 from typing import TYPE_CHECKING, Any
 
+# the package is callable: ``with safe_eval.sandbox("bwrap"):`` is its handler
+from safe_eval import sandbox
 from safe_eval.api import Evaluator, Result, safe_callable, safe_eval, safe_exec
 from safe_eval.errors import (
     GuestError,
@@ -15,10 +17,6 @@ from safe_eval.errors import (
 )
 from safe_eval.limits import Limits
 from safe_eval.policy import Policy
-
-# the handler ``with safe_eval.sandbox("bwrap"):``; bound after the subpackage import, so the
-# name means the handler (the package is ``import safe_eval.sandbox`` / ``from safe_eval.sandbox``)
-from safe_eval.sandbox.selection import sandbox
 
 if TYPE_CHECKING:
     from safe_eval.checking import Report, check

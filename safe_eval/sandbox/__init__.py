@@ -16,6 +16,9 @@ sandbox), ``protocol.py``/``codec.py`` (the wire), ``subprocess.py``/``bwrap.py`
 
 from __future__ import annotations
 
+import sys
+import types
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from safe_eval.sandbox.selection import get_backend, make_backend, reload_environment, sandbox, shutdown
@@ -25,6 +28,17 @@ if TYPE_CHECKING:
     from safe_eval.sandbox.session import Session
 
 __all__ = ["Backend", "Session", "get_backend", "make_backend", "reload_environment", "sandbox", "shutdown"]
+
+
+class _CallableModule(types.ModuleType):
+    """This package, callable: ``safe_eval.sandbox("bwrap")`` is the handler ``sandbox(...)``,
+    while ``safe_eval.sandbox.Session`` and ``import safe_eval.sandbox.session`` keep working."""
+
+    def __call__(self, name: str) -> AbstractContextManager[None]:
+        return sandbox(name)
+
+
+sys.modules[__name__].__class__ = _CallableModule
 
 
 def __getattr__(name: str) -> Any:

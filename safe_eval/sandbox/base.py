@@ -56,6 +56,8 @@ class Backend(ABC):
 
     name: ClassVar[str]
     modes: ClassVar[tuple[str, ...]] = MODES
+    # the boundary the backend itself sets up (the worker reports the layers it adds)
+    isolation: ClassVar[str] = ""
 
     def __init__(self, mode: str = "interpreter", *, pool_size: int = 1, memory: int = 1 << 30,
                  cpython_imports: frozenset[str] | set[str] | tuple[str, ...] = ()) -> None:

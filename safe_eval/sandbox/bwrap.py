@@ -35,6 +35,7 @@ def bwrap_path() -> str | None:
 
 class BwrapBackend(Backend):
     name = "bwrap"
+    isolation = "user/pid/net/ipc/uts namespaces, uid 65534, no capabilities, read-only root, tmpfs /tmp"
 
     @classmethod
     def unavailable(cls) -> str | None:

@@ -97,6 +97,8 @@ def _ldd_closure(paths: list[str]) -> set[str]:
 
 class ContainerBackend(Backend):
     name = "container"
+    isolation = ("container: no network, read-only root, tmpfs, cap-drop all, no-new-privileges, "
+                 "pids/memory limits")
 
     def __init__(self, mode: str = "interpreter", *, runtime: str | None = None, **options: Any) -> None:
         self.runtime = runtime

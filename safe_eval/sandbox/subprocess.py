@@ -46,6 +46,7 @@ def sandbox_python() -> str:
 
 class SubprocessBackend(Backend):
     name = "subprocess"
+    isolation = "own process group, empty environment, private working directory"
     modes = ("interpreter",)
 
     @classmethod
