@@ -69,7 +69,7 @@ class Session:
         plain data, env callables stay here as tools; a dict ``env`` gets the top-level
         bindings the code made (those that are plain data) written back."""
         from safe_eval.api import Result, _merge
-        from safe_eval.policy import render_policy, resolve_policy
+        from safe_eval.policy import resolve_policy
 
         pol = resolve_policy(policy)
         lim = _merge(pol.limits, limits)
@@ -82,7 +82,7 @@ class Session:
             self._check_cpython(code, pol, filename, frozenset(values) | frozenset(tools))
         params = {
             "code": code, "env": codec.encode(values), "tools": sorted(tools), "filename": filename,
-            "limits": _limits_dict(lim), "policy": render_policy(pol),
+            "limits": _limits_dict(lim), "policy": {"name": pol.name, "imports": sorted(pol.imports)},
         }
         out: list[str] = []
 

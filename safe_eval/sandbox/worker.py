@@ -102,19 +102,23 @@ class Worker:
         self.mode = mode
         self.ns: dict[str, Any] = {}
         self.output = GuestOutput(channel)
-        self._evaluators: dict[str, Any] = {}
+        self._evaluators: dict[tuple[str, tuple[str, ...]], Any] = {}
 
-    def evaluator(self, policy_text: str) -> Any:
+    def evaluator(self, spec: Any) -> Any:
+        """The evaluator for the host policy's name and imports. Its tool rules are the host's
+        to apply (the worker grants every stub; the host decides each call with its policy and
+        audit hook), its limits come with each run, and its sandbox minimum is met already.
+        Sent as data, not DSL text: the worker never loads the policy parser."""
         from safe_eval.api import Evaluator
-        from safe_eval.policy import parse_policy
+        from safe_eval.policy import Policy
 
-        ev = self._evaluators.get(policy_text)
+        if type(spec) is not dict or type(spec.get("imports")) is not list:
+            raise ValueError("malformed policy")
+        key = (str(spec.get("name")), tuple(sorted(str(m) for m in spec["imports"])))
+        ev = self._evaluators.get(key)
         if ev is None:
-            # tool rules are the host's to apply: the worker grants every stub, the host
-            # decides each call with its own policy and audit hook
-            # and the sandbox minimum is met already: the worker does not escalate again
-            policy = parse_policy(policy_text, "<host policy>").replace(tools=(), sandbox=None)
-            ev = self._evaluators[policy_text] = Evaluator(policy, echo=True, cache_size=64)
+            policy = Policy(key[0], frozenset(key[1]))
+            ev = self._evaluators[key] = Evaluator(policy, echo=True, cache_size=64)
         return ev
 
     def run(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -136,7 +140,7 @@ class Worker:
             if self.mode == "cpython":
                 value, ops = _run_cpython(code, ns, str(params.get("filename", "<sandbox>"))), 0
             else:
-                ev = self.evaluator(str(params["policy"]))
+                ev = self.evaluator(params.get("policy"))
                 result = ev.run(code, ns, limits=limits)
                 value, ops = result.value, result.ops
         finally:
@@ -205,9 +209,7 @@ def _run_cpython(code: str, ns: dict[str, Any], filename: str) -> Any:
 def _warm_up() -> None:
     # the first evaluation pays for lazy imports and caches: pay it before lockdown and ready
     from safe_eval.api import Evaluator
-    from safe_eval.policy import default_policy, parse_policy, render_policy
 
-    parse_policy(render_policy(default_policy()), "<warm-up>")  # loads the DSL grammar
     Evaluator().run("x = [i * i for i in range(3)]\nprint(end='')\nsum(x)", {})
 
 
