@@ -45,6 +45,15 @@ def _answers(cli: str, *args: str) -> bool:
     return done.returncode == 0
 
 
+def _has_runtime(cli: str, runtime: str) -> bool:
+    try:
+        done = subprocess.run([cli, "info", "--format", "{{json .Runtimes}}"], capture_output=True,
+                              text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0 and f'"{runtime}"' in done.stdout
+
+
 def build_image(cli: str | None = None) -> str:
     """Build the worker image from this machine's Python (a host-copy root file system)."""
     import tarfile
@@ -60,9 +69,13 @@ def build_image(cli: str | None = None) -> str:
         f"/usr/lib/python{sys.version_info.major}.{sys.version_info.minor}"
     libs = _ldd_closure([python] + [os.path.join(root, f) for root, _, files in os.walk(stdlib)
                                     for f in files if f.endswith(".so")])
+    # the worker's seccomp layer: pyseccomp finds libseccomp through ldconfig and its cache
+    libs |= {p for p in ("/sbin/ldconfig", "/etc/ld.so.cache") if os.path.exists(p)}
+    seccomp = [p for p in ("/usr/lib/x86_64-linux-gnu/libseccomp.so.2",) if os.path.exists(p)]
+    libs |= set(_ldd_closure(seccomp)) | set(seccomp)
     with tempfile.TemporaryDirectory() as tmp:
         tar_path = os.path.join(tmp, "rootfs.tar")
-        with tarfile.open(tar_path, "w") as tar:
+        with tarfile.open(tar_path, "w", dereference=True) as tar:
             tar.add(python, arcname=python.lstrip("/"))
             tar.add(python, arcname="usr/bin/python3")
             tar.add(stdlib, arcname=stdlib.lstrip("/"), filter=_skip_tests)
@@ -104,6 +117,13 @@ class ContainerBackend(Backend):
         self.runtime = runtime
         super().__init__(mode, **options)
         self.cli = container_cli() or "docker"
+        if runtime is not None and not _has_runtime(self.cli, runtime):
+            from safe_eval.errors import SandboxUnavailable
+
+            raise SandboxUnavailable(
+                f"{runtime} is not a runtime of {os.path.basename(self.cli)}; install it (apt-get install -y "
+                f"runsc) and register it in /etc/docker/daemon.json: "
+                '{"runtimes": {"runsc": {"path": "/usr/bin/runsc", "runtimeArgs": ["--network=none"]}}}')
         self._names: list[str] = []
 
     @classmethod
@@ -123,7 +143,9 @@ class ContainerBackend(Backend):
     def worker_argv(self, workspace: Workspace, config: dict[str, Any]) -> tuple[list[str], str | None]:
         name = f"safe-eval-{uuid.uuid4().hex[:12]}"
         self._names.append(name)
-        argv = [self.cli, "run", "-i", "--rm", "--name", name, "--network", "none", "--read-only",
+        # --init: the worker must not be the container's pid 1, which the kernel shields from
+        # signals it does not handle (os.abort would end in SIGSEGV, a limit kill in nothing)
+        argv = [self.cli, "run", "-i", "--rm", "--init", "--name", name, "--network", "none", "--read-only",
                 "--tmpfs", "/tmp", "--user", "65534:65534", "--cap-drop", "ALL",
                 "--security-opt", "no-new-privileges", "--pids-limit", "64",
                 "--memory", str(self.memory), "--ulimit", "nofile=1024:1024",
