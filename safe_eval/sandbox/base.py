@@ -58,6 +58,8 @@ class Backend(ABC):
     modes: ClassVar[tuple[str, ...]] = MODES
     # the boundary the backend itself sets up (the worker reports the layers it adds)
     isolation: ClassVar[str] = ""
+    # whether the worker's processes live outside the process group the host starts
+    outside_group: ClassVar[bool] = False
 
     def __init__(self, mode: str = "interpreter", *, pool_size: int = 1, memory: int = 1 << 30,
                  cpython_imports: frozenset[str] | set[str] | tuple[str, ...] = ()) -> None:
@@ -110,7 +112,7 @@ class Backend(ABC):
         workspace = Workspace(self.workspace_owner())
         argv, cwd = self.worker_argv(workspace, self.config(workspace))
         try:
-            proc = WorkerProcess(argv, cwd=cwd, tag=workspace.path)
+            proc = WorkerProcess(argv, cwd=cwd, tag=workspace.path, outside_group=self.outside_group)
         except OSError as exc:
             workspace.remove()
             raise SandboxUnavailable(f"cannot start the {self.name} worker: {exc}") from None
@@ -124,13 +126,24 @@ class Backend(ABC):
             item = self._pool.pop(0) if self._pool else None
         if item is None:
             item = self._spawn()
-        self._refill()
+        if self.pool_size:
+            # starting a process takes milliseconds of fork/exec: not on the caller's path
+            threading.Thread(target=self._refill, name="safe-eval-pool", daemon=True).start()
         return item
 
     def _refill(self) -> None:
-        with self._lock:
-            while len(self._pool) < self.pool_size and not self._closed:
-                self._pool.append(self._spawn())
+        while True:
+            with self._lock:
+                if len(self._pool) >= self.pool_size or self._closed:
+                    return
+            item = self._spawn()
+            with self._lock:
+                if not self._closed and len(self._pool) < self.pool_size:
+                    self._pool.append(item)
+                    continue
+            item[0].kill()
+            item[1].remove()
+            return
 
     def warm(self) -> None:
         """Start the pool's workers now and wait until they are ready."""

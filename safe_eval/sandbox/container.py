@@ -110,6 +110,7 @@ def _ldd_closure(paths: list[str]) -> set[str]:
 
 class ContainerBackend(Backend):
     name = "container"
+    outside_group = True  # the daemon starts the container, not our docker client
     isolation = ("container: no network, read-only root, tmpfs, cap-drop all, no-new-privileges, "
                  "pids/memory limits")
 

@@ -67,8 +67,12 @@ def _kill_tagged(tag: str) -> None:
 class WorkerProcess:
     """A started worker. Not thread-safe: one request at a time."""
 
-    def __init__(self, argv: Sequence[str], *, cwd: str | None = None, tag: str = "") -> None:
+    def __init__(self, argv: Sequence[str], *, cwd: str | None = None, tag: str = "",
+                 outside_group: bool = False) -> None:
         self.tag = tag
+        # the worker runs outside our process group (a container runtime starts it): killing
+        # the group is not enough, find its processes by their tag
+        self.outside_group = outside_group
         self.proc = subprocess.Popen(
             list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env={}, cwd=cwd, start_new_session=True, close_fds=True,
@@ -215,6 +219,9 @@ class WorkerProcess:
             raise self._crashed("the sandbox worker sent a malformed tool call")
         try:
             result = codec.encode(on_tool(params["name"], tuple(args), kwargs))
+        except SandboxCrashed:  # a protocol violation (a tool this run does not have): end it
+            self.kill()
+            raise
         except (SafeEvalError, Exception) as exc:  # the tool's failure is the guest's to see
             return {"id": ident, "error": {"code": -32001, "message": type(exc).__name__,
                                            "data": error_data(exc)}}
@@ -235,7 +242,7 @@ class WorkerProcess:
         except OSError:
             pass
         self.proc.wait()
-        if self.tag:
+        if self.outside_group and self.tag:
             _kill_tagged(self.tag)
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
@@ -245,15 +252,7 @@ class WorkerProcess:
                 pass
 
     def close(self) -> None:
-        """Ask the worker to exit, then make sure it did (and everything it started)."""
-        if self.dead:
-            return
-        try:
-            self.send({"method": "exit"})
-        except SandboxCrashed:
-            return
-        try:
-            self.proc.wait(timeout=0.2)
-        except subprocess.TimeoutExpired:
-            pass
+        """End the worker and everything it started. A worker is never reused by another
+        caller and holds nothing to flush, so it is killed rather than asked (an orderly exit
+        would only add its interpreter shutdown to the caller's latency)."""
         self.kill()

@@ -59,7 +59,7 @@ class Session:
         from safe_eval.sandbox.process import WorkerProcess
 
         argv, cwd = self.backend.worker_argv(self.workspace, self.backend.config(self.workspace))
-        return WorkerProcess(argv, cwd=cwd, tag=self.workspace.path)
+        return WorkerProcess(argv, cwd=cwd, tag=self.workspace.path, outside_group=self.backend.outside_group)
 
     # -- running ---------------------------------------------------------------------------
     def run(self, code: Any, env: Mapping[str, Any] | None = None, *, policy: Any = None,
