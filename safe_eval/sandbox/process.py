@@ -49,6 +49,17 @@ def tagged_pids(tag: str) -> list[int]:
     return found
 
 
+def _wait_group_gone(pgid: int) -> None:
+    """Wait (bounded) until no process of the killed group is left: SIGKILL is delivered at
+    once, but processes in a pid namespace finish dying after its init does."""
+    for _ in range(500):
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        time.sleep(0.002)
+
+
 def _kill_tagged(tag: str) -> None:
     """Belt and braces after ``killpg``: SIGKILL anything still carrying the worker's tag
     (a sandbox runtime may hold the worker outside the group), until none is left (bounded)."""
@@ -109,7 +120,7 @@ class WorkerProcess:
                     continue
                 if not chunk:
                     self._drain_stderr()
-                    raise self._crashed("the sandbox worker ended without answering")
+                    raise self._crashed("the sandbox worker ended without answering", ended=True)
                 self._buf += chunk
                 if b"\n" in chunk:
                     *lines, rest = bytes(self._buf).split(b"\n")
@@ -138,7 +149,12 @@ class WorkerProcess:
             if len(self._stderr) > _STDERR_TAIL:
                 del self._stderr[:-_STDERR_TAIL]
 
-    def _crashed(self, message: str) -> SandboxCrashed:
+    def _crashed(self, message: str, *, ended: bool = False) -> SandboxCrashed:
+        if ended:  # the output closed: let the worker report how it ended before we kill it
+            try:
+                self.proc.wait(timeout=1.0)
+            except subprocess.TimeoutExpired:
+                pass
         self.kill()
         rc = self.proc.returncode
         self._drain_stderr()
@@ -242,6 +258,7 @@ class WorkerProcess:
         except OSError:
             pass
         self.proc.wait()
+        _wait_group_gone(self.proc.pid)
         if self.outside_group and self.tag:
             _kill_tagged(self.tag)
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
