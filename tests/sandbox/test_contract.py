@@ -55,6 +55,13 @@ def cpython_backend(request):
         yield b
 
 
+@pytest.fixture(scope="module")
+def repl(backend):
+    """One session per backend for the cases that need no fresh worker (keeps the suite fast)."""
+    with backend.session(snapshot=False) as s:
+        yield s
+
+
 def _processes_with(tag: str) -> list[int]:
     """Host pids whose command line mentions ``tag`` (the worker's workspace path)."""
     found = []
@@ -98,23 +105,23 @@ VALUES = [
 
 
 @pytest.mark.parametrize("value", VALUES)
-def test_values_round_trip_with_their_exact_type(backend, value):
-    result = backend.run("v", {"v": value})
+def test_values_round_trip_with_their_exact_type(repl, value):
+    result = repl.run("v", {"v": value})
     assert result.value == value
     assert type(result.value) is type(value)
 
 
-def test_nan_round_trips(backend):
-    assert math.isnan(backend.run("v", {"v": float("nan")}).value)
+def test_nan_round_trips(repl):
+    assert math.isnan(repl.run("v", {"v": float("nan")}).value)
 
 
 @pytest.mark.parametrize(
     "value",
     [pytest.param(object(), id="object"), pytest.param(lambda: 1, id="lambda-as-value-in-list")],
 )
-def test_values_that_are_not_plain_data_are_refused_before_the_run(backend, value):
+def test_values_that_are_not_plain_data_are_refused_before_the_run(repl, value):
     with pytest.raises(SandboxValueError):
-        backend.run("v", {"v": [value]})
+        repl.run("v", {"v": [value]})
 
 
 @pytest.mark.parametrize(
@@ -124,9 +131,9 @@ def test_values_that_are_not_plain_data_are_refused_before_the_run(backend, valu
         pytest.param("x = []\nx.append(x)\nx", id="cycle"),
     ],
 )
-def test_a_result_that_cannot_cross_is_a_typed_error(backend, code):
+def test_a_result_that_cannot_cross_is_a_typed_error(repl, code):
     with pytest.raises(SandboxValueError):
-        backend.run(code)
+        repl.run(code)
 
 
 def test_a_session_keeps_repl_state_across_runs(backend):
