@@ -108,4 +108,11 @@ def reveal_type(cls: type) -> Any:
     if isinstance(module, str) and module.startswith("safe_eval.") and not is_guest_defined_type(cls):
         if not module.startswith(_CONSTRUCTIBLE_PREFIX):
             return _opaque_for(cls)
+    if issubclass(cls, BaseException) and not is_guest_defined_type(cls):
+        # ``type(e)("...")`` / ``e.__class__(...)`` of a caught host exception: its constructor
+        # is host code, so the class is a tool like the one in env (policy/enforce.py)
+        from safe_eval.membrane.proxies import host_exception_class, is_host_exception_class
+
+        if is_host_exception_class(cls):
+            return host_exception_class(cls.__name__, cls)
     return cls
