@@ -152,7 +152,7 @@ class WorkerProcess:
     def _crashed(self, message: str, *, ended: bool = False) -> SandboxCrashed:
         if ended:  # the output closed: let the worker report how it ended before we kill it
             try:
-                self.proc.wait(timeout=1.0)
+                self.proc.wait(timeout=3.0)
             except subprocess.TimeoutExpired:
                 pass
         self.kill()
