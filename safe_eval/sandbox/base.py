@@ -162,9 +162,12 @@ class Backend(ABC):
             limits: Any = None, audit: Callable[..., Any] | None = None,
             on_print: Callable[[str], Any] | None = None, filename: str = "<safe-eval>") -> Result:
         """One evaluation in a fresh worker (taken warm from the pool, then discarded)."""
-        with self.session(snapshot=False) as session:
+        session = self.session(snapshot=False)
+        try:
             return session.run(code, env, policy=policy, limits=limits, audit=audit,
                                on_print=on_print, filename=filename)
+        finally:
+            session.close(wait=False)
 
     def close(self) -> None:
         self._closed = True

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from safe_eval.errors import OutputLimit, SafeEvalError, SandboxCrashed, TimeLimit
@@ -22,6 +23,10 @@ from safe_eval.sandbox.protocol import MAX_LINE, dumps, error_data, error_from_d
 
 __all__ = ["WorkerProcess"]
 
+# Every worker is started from this one long-lived thread: bubblewrap's --die-with-parent is
+# PR_SET_PDEATHSIG, which fires when the *thread* that started it ends, so a worker started by a
+# short-lived thread (a pool refill, a caller's request thread) would be killed with it.
+_SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="safe-eval-spawner")
 _STDERR_TAIL = 8192
 STARTUP_SECONDS = 30.0  # a loaded 2-core machine can take seconds to start a cold worker
 
@@ -49,13 +54,33 @@ def tagged_pids(tag: str) -> list[int]:
     return found
 
 
+def _group_running(pgid: int) -> bool:
+    """Whether a process of group ``pgid`` is still more than a zombie. (bubblewrap's init
+    inside the pid namespace becomes an orphaned zombie that the host's init reaps when it
+    gets to it, a second or more later: it runs nothing, and waiting for it would add that to
+    every call.)"""
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                fields = f.read().rpartition(b") ")[2].split()
+        except OSError:
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
 def _wait_group_gone(pgid: int) -> None:
-    """Wait (bounded) until no process of the killed group is left: SIGKILL is delivered at
+    """Wait (bounded) until every process of the killed group is dead: SIGKILL is delivered at
     once, but processes in a pid namespace finish dying after its init does."""
     for _ in range(500):
-        try:
-            os.killpg(pgid, 0)
-        except (ProcessLookupError, PermissionError):
+        if not _group_running(pgid):
             return
         time.sleep(0.002)
 
@@ -84,10 +109,10 @@ class WorkerProcess:
         # the worker runs outside our process group (a container runtime starts it): killing
         # the group is not enough, find its processes by their tag
         self.outside_group = outside_group
-        self.proc = subprocess.Popen(
-            list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env={}, cwd=cwd, start_new_session=True, close_fds=True,
-        )
+        self.proc = _SPAWNER.submit(
+            subprocess.Popen, list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, env={}, cwd=cwd, start_new_session=True, close_fds=True,
+        ).result()
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         self._out = self.proc.stdout.fileno()
         self._err = self.proc.stderr.fileno()
@@ -244,15 +269,19 @@ class WorkerProcess:
         return {"id": ident, "result": result}
 
     # -- ending ----------------------------------------------------------------------------
-    def kill(self) -> None:
-        """SIGKILL the worker's whole process group and reap it."""
-        if self.dead:
-            return
-        self.dead = True
+    def signal_group(self) -> None:
+        """SIGKILL the worker's whole process group now (``kill`` reaps and checks)."""
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+
+    def kill(self) -> None:
+        """SIGKILL the worker's whole process group, reap it, and wait until it is dead."""
+        if self.dead:
+            return
+        self.dead = True
+        self.signal_group()
         try:
             self.proc.kill()
         except OSError:

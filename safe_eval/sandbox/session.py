@@ -14,6 +14,7 @@ is kept).
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -157,12 +158,24 @@ class Session:
         if self._proc is not None:
             self._proc.kill()
 
-    def close(self) -> None:
+    def close(self, *, wait: bool = True) -> None:
+        """End the worker and remove the workspace. ``wait=False`` sends the SIGKILL now and
+        leaves reaping, the check that the whole group is dead, and the removal to a
+        background thread (a one-shot call already has its answer)."""
         if self._closed:
             return
         self._closed = True
-        if self._proc is not None:
-            self._proc.close()
+        proc = self._proc
+        if wait:
+            self._finish(proc)
+            return
+        if proc is not None:
+            proc.signal_group()
+        threading.Thread(target=self._finish, args=(proc,), name="safe-eval-reaper", daemon=True).start()
+
+    def _finish(self, proc: WorkerProcess | None) -> None:
+        if proc is not None:
+            proc.close()
         self.workspace.remove()
 
     def __enter__(self) -> Session:

@@ -317,3 +317,21 @@ def test_the_host_filesystem_is_invisible_or_read_only_outside_the_workspace(cpy
 def test_a_memory_hog_in_cpython_mode_is_a_memory_limit(cpython_backend):
     with pytest.raises(MemoryLimit):
         cpython_backend.run("b = bytearray(4 * 1024**3)")
+
+
+def test_a_session_started_by_a_thread_that_ended_keeps_its_worker(backend):
+    import threading
+
+    holder = []
+
+    def start():  # the worker is up and serving before this thread ends
+        s = backend.session(snapshot=False)
+        s.run("x = 1")
+        holder.append(s)
+
+    starter = threading.Thread(target=start)
+    starter.start()
+    starter.join()
+    with holder[0] as s:
+        for _ in range(3):
+            assert s.run("x + 1").value == 2
