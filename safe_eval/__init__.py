@@ -4,7 +4,7 @@ from typing import TYPE_CHECKING, Any
 
 # the package is callable: ``with safe_eval.sandbox("bwrap"):`` is its handler
 from safe_eval import sandbox
-from safe_eval.api import Evaluator, Result, safe_callable, safe_eval, safe_exec
+from safe_eval.api import Evaluator, Result, refill, safe_callable, safe_eval, safe_exec
 from safe_eval.errors import (
     GuestError,
     InternalError,
@@ -36,6 +36,7 @@ __all__ = [
     "SandboxError",
     "SandboxUnavailable",
     "check",
+    "refill",
     "safe_callable",
     "safe_eval",
     "safe_exec",
