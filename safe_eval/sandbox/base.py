@@ -61,7 +61,7 @@ class Backend(ABC):
     # whether the worker's processes live outside the process group the host starts
     outside_group: ClassVar[bool] = False
 
-    def __init__(self, mode: str = "interpreter", *, pool_size: int = 1, memory: int = 1 << 30,
+    def __init__(self, mode: str = "interpreter", *, pool_size: int = 1, memory: int = 3 << 30,
                  cpython_imports: frozenset[str] | set[str] | tuple[str, ...] = ()) -> None:
         if mode not in self.modes:
             raise SandboxError(f"the {self.name} backend does not offer mode {mode!r} "
@@ -71,7 +71,8 @@ class Backend(ABC):
             raise SandboxUnavailable(why)
         self.mode = mode
         self.pool_size = pool_size
-        # address space of a worker (rlimit): the interpreter's own memory limit acts first
+        # address space of a worker (rlimit): the interpreter's own memory limit acts first, and
+        # its stack guard reserves a C stack of twice that limit (256 MiB limit: 512 MiB)
         self.memory = memory
         # cpython mode only: modules the static check lets the guest import (numpy, os ...)
         self.cpython_imports = frozenset(cpython_imports)

@@ -316,7 +316,7 @@ def test_the_host_filesystem_is_invisible_or_read_only_outside_the_workspace(cpy
 
 def test_a_memory_hog_in_cpython_mode_is_a_memory_limit(cpython_backend):
     with pytest.raises(MemoryLimit):
-        cpython_backend.run("b = bytearray(4 * 1024**3)")
+        cpython_backend.run("b = bytearray(8 * 1024**3)")
 
 
 def test_a_session_started_by_a_thread_that_ended_keeps_its_worker(backend):
