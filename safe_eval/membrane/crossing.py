@@ -34,18 +34,20 @@ from typing import Any
 
 from safe_eval.errors import SafeEvalError
 from safe_eval.interpreter.marks import MARK, TOKEN
-from safe_eval.limits.guards import check_format_spec
+from safe_eval.limits.guards import check_format_spec, price_text
 from safe_eval.membrane import allowlists
 from safe_eval.membrane.allowlists import FORBIDDEN_VALUE_TYPES, HOST_TYPE_NAMES, PLAIN_SCALARS
 from safe_eval.membrane.danger import dangerous_callable
 from safe_eval.membrane.kinds import is_guest_defined_type
 from safe_eval.membrane.proxies import (
     Exposed,
+    HostExceptionClass,
     HostIterator,
     HostProxy,
     Refused,
     Tool,
     declared,
+    host_exception_class,
     host_iterator,
     proxy,
     refused,
@@ -169,6 +171,9 @@ def _enter_type(cls: type, name: str | None) -> Any:
     if issubclass(cls, type):
         return refused(f"metaclass '{cls.__name__}'", "metaclasses build host classes")
     shown = reveal_type(cls)
+    if type(shown) is HostExceptionClass and name is not None and issubclass(cls, BaseException):
+        # from env: the tool of its env key, the name the policy is written against
+        return host_exception_class(name, cls)
     if shown is not cls:
         return shown
     why = dangerous_callable(cls)
@@ -286,4 +291,5 @@ def format_value(value: Any, spec: str = "") -> str:
                 raise TypeError(f"format() argument 2 must be str, not {type(spec).__name__}")
             spec = str.__str__(spec)
         check_format_spec(spec)
+    price_text(value)  # format(x, '') is str(x): escaping nested data can multiply it
     return format(value, spec)
