@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -124,6 +125,8 @@ def shutdown() -> None:
         _backends.clear()
     for backend in backends:
         backend.close()
+    if "safe_eval.sandbox.session" in sys.modules:
+        sys.modules["safe_eval.sandbox.session"].join_reapers()
 
 
 atexit.register(shutdown)

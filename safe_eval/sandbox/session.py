@@ -31,6 +31,16 @@ if TYPE_CHECKING:
 
 __all__ = ["Session"]
 
+# background clean-ups of one-shot sessions still running; joined at exit (``join_reapers``)
+# so no workspace directory outlives the process
+_REAPERS: set[threading.Thread] = set()
+
+
+def join_reapers(timeout: float = 5.0) -> None:
+    for reaper in list(_REAPERS):
+        reaper.join(timeout)
+
+
 # seconds the host waits past the guest's time limit before it kills the worker (the
 # interpreter inside normally stops the run itself, with a line number)
 GRACE = 0.5
@@ -171,12 +181,17 @@ class Session:
             return
         if proc is not None:
             proc.signal_group()
-        threading.Thread(target=self._finish, args=(proc,), name="safe-eval-reaper", daemon=True).start()
+        reaper = threading.Thread(target=self._finish, args=(proc,), name="safe-eval-reaper", daemon=True)
+        _REAPERS.add(reaper)
+        reaper.start()
 
     def _finish(self, proc: WorkerProcess | None) -> None:
-        if proc is not None:
-            proc.close()
-        self.workspace.remove()
+        try:
+            if proc is not None:
+                proc.close()
+            self.workspace.remove()
+        finally:
+            _REAPERS.discard(threading.current_thread())
 
     def __enter__(self) -> Session:
         return self
