@@ -22,7 +22,7 @@ from safe_eval.context import current_context
 from safe_eval.errors import SafeEvalError
 from safe_eval.interpreter.functions import Function
 from safe_eval.interpreter.generators import GuestCoroutine
-from safe_eval.interpreter.marks import mark
+from safe_eval.interpreter.identity import register_internal_type
 
 __all__ = [
     "CancelledError", "Task", "TimeoutError", "create_task", "gather", "iscoroutine",
@@ -42,7 +42,7 @@ class _Running(threading.local):
 _running_loops = _Running()
 
 
-@mark
+@register_internal_type
 class CancelledError(BaseException):
     """The task was cancelled (a BaseException, as in asyncio)."""
 
@@ -56,7 +56,7 @@ def _tick() -> None:
             b.refuel()
 
 
-@mark
+@register_internal_type
 class Task:
     """A scheduled coroutine. Await it for its result."""
 
@@ -243,7 +243,7 @@ def run(main: Any, *, debug: bool | None = None) -> Any:
         loop.close()
 
 
-@mark
+@register_internal_type
 class _Sleep:
     __slots__ = ("delay", "result")
 
@@ -267,7 +267,7 @@ def create_task(coro: Any, *, name: str | None = None) -> Task:
     return Task(coro, _running(), name)
 
 
-@mark
+@register_internal_type
 class _Gather:
     __slots__ = ("tasks", "return_exceptions")
 
@@ -298,7 +298,7 @@ def gather(*aws: Any, return_exceptions: bool = False) -> _Gather:
     return _Gather([_ensure_task(a, loop) for a in aws], return_exceptions)
 
 
-@mark
+@register_internal_type
 class _Deadline:
     __slots__ = ("task", "timeout")
 
@@ -306,7 +306,7 @@ class _Deadline:
         self.task, self.timeout = task, timeout
 
 
-@mark
+@register_internal_type
 class _WaitFor:
     __slots__ = ("aw", "timeout")
 

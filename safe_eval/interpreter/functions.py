@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from safe_eval.context import current_context
 from safe_eval.interpreter import tracebacks
-from safe_eval.interpreter.marks import mark
+from safe_eval.interpreter.identity import register_internal_type
 from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
 from safe_eval.interpreter.tracebacks import CodeInfo
+from safe_eval.membrane.crossing import enter_call_args
 
 # inspect (about 5 ms to import) is loaded when a signature is asked for, not at cold start
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ class Origin:
         self.audit = audit
 
 
-@mark
+@register_internal_type
 class Function:
     """A guest function. ``__name__``/``__qualname__``/``__defaults__``... live in ``__dict__``
     so ``functools.wraps`` and decorators can read and set them."""
@@ -161,9 +162,13 @@ class Function:
 
     # -- calling ---------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # The host-to-guest door: guest code calls guest functions through ``run`` and never
+        # reaches here; host code does (C callbacks such as ``key=``, dunders the host calls,
+        # reflected operators, a decoded callable), so every argument is entered first.
         ctx = current_context()
         if ctx is not None:
-            return self.invoke(ctx.budget, args, kwargs)
+            args, kw = enter_call_args(args, kwargs, ctx.policy)
+            return self.invoke(ctx.budget, args, kw)
         from safe_eval.interpreter.session import call_fresh
 
         return call_fresh(self, args, kwargs)

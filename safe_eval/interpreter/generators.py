@@ -20,9 +20,10 @@ from safe_eval.context import RunContext, activate, current_context
 from safe_eval.errors import SafeEvalError
 from safe_eval.interpreter import compile_stmt as _compile_stmt
 from safe_eval.interpreter import tracebacks
-from safe_eval.interpreter.marks import mark
+from safe_eval.interpreter.identity import register_internal_type
 from safe_eval.interpreter.runtime import Frame
 from safe_eval.interpreter.tracebacks import CodeInfo
+from safe_eval.membrane.crossing import enter_call_args
 
 # greenlet is loaded with this module (the first generator, coroutine or async construct):
 # from now on a guest ``except`` must not catch GreenletExit (see compile_stmt._NOT_CATCHABLE)
@@ -171,7 +172,15 @@ class _Resumable:
             pass
 
 
-@mark
+def _entered(value: Any) -> Any:
+    """A ``send`` value crosses the door in like every host-to-guest argument (the host may
+    hold the generator: a returned guest generator driven by host code)."""
+    ctx = current_context()
+    (value,), _ = enter_call_args((value,), None, None if ctx is None else ctx.policy)
+    return value
+
+
+@register_internal_type
 class GuestGenerator(_Resumable):
     __slots__ = ()
 
@@ -192,6 +201,8 @@ class GuestGenerator(_Resumable):
             raise StopIteration
         if not self._started and value is not None:
             raise TypeError("can't send non-None value to a just-started generator")
+        if value is not None:
+            value = _entered(value)
         finished, r = self._resume(_SEND, value)
         if finished:
             raise StopIteration if r is None else StopIteration(r)
@@ -214,7 +225,7 @@ class GuestGenerator(_Resumable):
         return f"<generator object {self._info.qualname}>"
 
 
-@mark
+@register_internal_type
 class GuestCoroutine(GuestGenerator):
     __slots__ = ()
 
@@ -231,7 +242,7 @@ class GuestCoroutine(GuestGenerator):
         return f"<coroutine object {self._info.qualname}>"
 
 
-@mark
+@register_internal_type
 class GuestAsyncGenerator(_Resumable):
     __slots__ = ()
 
@@ -245,7 +256,7 @@ class GuestAsyncGenerator(_Resumable):
         return _AStep(self, _SEND, None)
 
     def asend(self, value: Any) -> _AStep:
-        return _AStep(self, _SEND, value)
+        return _AStep(self, _SEND, value if value is None else _entered(value))
 
     def athrow(self, typ: Any, val: Any = None, tb: Any = None) -> _AStep:
         return _AStep(self, _THROW, self._throw_exc(typ, val, tb))
@@ -257,7 +268,7 @@ class GuestAsyncGenerator(_Resumable):
         return f"<async_generator object {self._info.qualname}>"
 
 
-@mark
+@register_internal_type
 class _AStep:
     """The awaitable ``__anext__``/``asend``/``athrow`` return."""
 
@@ -285,7 +296,7 @@ class _AStep:
                 how, value = _THROW, e
 
 
-@mark
+@register_internal_type
 class _AClose:
     __slots__ = ("agen",)
 

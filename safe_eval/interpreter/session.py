@@ -155,4 +155,4 @@ def call_fresh(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         policy, limits, filename = origin.policy, origin.limits, origin.filename
         run_nested, audit = origin.run_nested, origin.audit
     ctx = RunContext(Budget(limits), policy, audit, run_nested, filename)
-    return run_guarded(ctx, lambda: fn.invoke(ctx.budget, args, kwargs))
+    return run_guarded(ctx, lambda: fn(*args, **kwargs))  # through the door in Function.__call__

@@ -13,7 +13,7 @@ import operator
 from collections.abc import Iterable
 from typing import Any
 
-from safe_eval.interpreter.marks import mark
+from safe_eval.interpreter.identity import register_guest_class
 
 
 def _check_name(name: Any) -> None:
@@ -125,4 +125,4 @@ def namedtuple(typename: str, field_names: Any, *, rename: bool = False,
         namespace[name] = property(operator.itemgetter(index), doc=f"Alias for field number {index}")
     cls = type(typename, (tuple,), namespace)
     __new__.__qualname__ = f"{typename}.__new__"
-    return mark(cls)
+    return register_guest_class(cls)

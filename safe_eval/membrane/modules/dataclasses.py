@@ -24,7 +24,7 @@ import reprlib
 from collections.abc import Callable
 from typing import Any
 
-from safe_eval.interpreter.marks import is_guest_type
+from safe_eval.interpreter.identity import is_guest_class
 from safe_eval.membrane.modules._util import pick
 
 _FIELD: Any = getattr(dataclasses, "_FIELD")  # noqa: B009 (private: the marker fields() filters on)
@@ -242,7 +242,7 @@ def _process(cls: type, init: bool, repr: bool, eq: bool, order: bool, unsafe_ha
         raise TypeError("dataclass() should be applied to a class")
     if order and not eq:
         raise ValueError("eq must be true if order is true")
-    if not is_guest_type(cls):
+    if not is_guest_class(cls):
         raise TypeError("dataclass() can only decorate classes defined in guest code")
     class_hash = cls.__dict__.get("__hash__", MISSING)
     has_own_hash = not (class_hash is MISSING or (class_hash is None and "__eq__" in cls.__dict__))
@@ -308,14 +308,14 @@ def field(*, default: Any = MISSING, default_factory: Any = MISSING, init: bool 
 
 
 def fields(class_or_instance: Any) -> tuple[dataclasses.Field[Any], ...]:
-    if not (isinstance(class_or_instance, type) and is_guest_type(class_or_instance)
-            or is_guest_type(type(class_or_instance))):
+    if not (isinstance(class_or_instance, type) and is_guest_class(class_or_instance)
+            or is_guest_class(type(class_or_instance))):
         raise TypeError("must be called with a dataclass type or instance")
     return dataclasses.fields(class_or_instance)
 
 
 def _is_guest_instance(obj: Any) -> bool:
-    return not isinstance(obj, type) and is_guest_type(type(obj)) and dataclasses.is_dataclass(obj)
+    return not isinstance(obj, type) and is_guest_class(type(obj)) and dataclasses.is_dataclass(obj)
 
 
 def _inner(obj: Any, factory: Callable[[Any], Any]) -> Any:

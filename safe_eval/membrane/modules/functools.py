@@ -13,7 +13,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from safe_eval.interpreter.marks import is_guest_object, is_guest_type
+from safe_eval.interpreter.identity import is_guest_class, is_guest_object
 from safe_eval.membrane.modules._util import pick
 
 WRAPPER_ASSIGNMENTS = ("__module__", "__name__", "__qualname__", "__doc__")
@@ -55,7 +55,7 @@ def wraps(wrapped: Any, assigned: Any = WRAPPER_ASSIGNMENTS,
 
 def total_ordering(cls: Any) -> Any:
     """``functools.total_ordering`` for guest classes only (it sets attributes on ``cls``)."""
-    if not (isinstance(cls, type) and is_guest_type(cls)):
+    if not (isinstance(cls, type) and is_guest_class(cls)):
         raise TypeError("total_ordering() can only decorate classes defined in guest code")
     return functools.total_ordering(cls)
 
