@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from safe_eval.interpreter.identity import is_curated_type, is_guest_made
-from safe_eval.membrane.allowlists import HOST_TYPE_NAMES, PLAIN_SCALARS
+from safe_eval.membrane.allowlists import DATA_METHOD_DUNDERS, HOST_TYPE_NAMES, PLAIN_SCALARS
 
 __all__ = ["admitted", "register_guest_visible", "register_membrane_type"]
 
@@ -41,6 +41,7 @@ _BOUND_BUILTIN = types.BuiltinMethodType  # also BuiltinFunctionType: the same t
 _UNBOUND_DESCRIPTORS = (
     types.WrapperDescriptorType, types.MethodDescriptorType, types.ClassMethodDescriptorType
 )
+_CONSTRUCTORS = frozenset({"__init__", "__new__"})  # as safe as calling the listed type
 _CONTAINERS = (list, tuple, dict, set, frozenset, collections.deque, collections.abc.Mapping)
 
 
@@ -63,6 +64,13 @@ def register_guest_visible(values: Iterable[object]) -> None:
 
 def _visible(value: object) -> bool:
     return _VISIBLE.get(id(value)) is value
+
+
+def _method_name(name: object) -> bool:
+    """A name a C method may have to be handed out: public, a data dunder (``__add__``) or a
+    constructor, never a hook such as ``__subclasses__``, ``__init_subclass__``, ``__setattr__``
+    (the guest gets ``object.__setattr__`` as a guarded replacement, attributes.py)."""
+    return type(name) is str and (name[:1] != "_" or name in DATA_METHOD_DUNDERS or name in _CONSTRUCTORS)
 
 
 def _data(owner: object, depth: int) -> bool:
@@ -115,19 +123,19 @@ def admitted(value: Any, depth: int = 0) -> bool:
         return False
     if tp is _BOUND_BUILTIN or tp is types.MethodWrapperType:
         owner = value.__self__
-        return _member_of_listed(value) if owner is None else _data(owner, depth)
+        if owner is None:
+            return _member_of_listed(value)
+        return _method_name(value.__name__) and _data(owner, depth)
     if tp in _UNBOUND_DESCRIPTORS:
         owner = value.__objclass__
-        return owner in HOST_TYPE_NAMES or is_guest_made(owner)
+        return _method_name(value.__name__) and (owner in HOST_TYPE_NAMES or is_guest_made(owner))
     if tp is types.MethodType:
         owner = value.__self__
         if type(owner) in _MEMBRANE:  # a wrapper's own method: its hook handed it out
             return True
+        # a guest function or a listed type's own method (``Formatter().format``), bound to data
         func = value.__func__
-        if admitted(func, depth + 1):
-            return admitted(owner, depth + 1)
-        # a listed type's own Python method bound to its instance (``Formatter().format``)
-        return _data(owner, depth) and _defined_on(owner, func)
+        return _data(owner, depth) and (admitted(func, depth + 1) or _defined_on(owner, func))
     if isinstance(value, type):
         return value in HOST_TYPE_NAMES
     if tp is types.FunctionType:
