@@ -20,15 +20,16 @@ from safe_eval import safe_eval
 
 # Evaluation 2: the state every write path below tries to change.
 PROBE = (
-    "import math, collections, fractions, re, string, json\n"
+    "import math, collections, fractions, re, string, json, hashlib\n"
     "(math.pi, math.sqrt(16.0), (5).bit_length(), len([1, 2]), collections.Counter('aab').most_common(1),\n"
     " fractions.Fraction(1, 2) + 1, hasattr(collections.Counter, 'hijacked'), hasattr(math, 'hijacked'),\n"
     " re.compile('a+').match('aa').group(), string.ascii_lowercase[:3], json.dumps([1]),\n"
-    " type(3).__name__, str(type), hasattr(type, 'hijacked'), hasattr(len, 'hijacked'))"
+    " type(3).__name__, str(type), hasattr(type, 'hijacked'), hasattr(len, 'hijacked'),\n"
+    " 'hijacked' in hashlib.algorithms_available, 'hijacked' in hashlib.algorithms_guaranteed)"
 )
 PRISTINE = (
     math.pi, 4.0, 3, 2, [("a", 2)], __import__("fractions").Fraction(3, 2), False, False, "aa", "abc",
-    "[1]", "int", "<class 'type'>", False, False,
+    "[1]", "int", "<class 'type'>", False, False, False, False,
 )
 
 # Evaluation 1: one write path each, with its target reached through an alias and the
@@ -64,6 +65,7 @@ WRITE_PATHS = [
     pytest.param("import json\nsetattr(json, 'dumps', len)", id="setattr_json"),
     pytest.param("setattr(str, 'upper', len)", id="setattr_str_method"),
     pytest.param("setattr(ValueError, 'hijacked', 1)", id="setattr_exception_class"),
+    pytest.param("import hashlib\nhashlib.algorithms_available.add('hijacked')", id="mutate_module_level_set"),
 ]
 
 
