@@ -36,7 +36,8 @@ class CuratedModule:
 
     def __init__(self, name: str, attrs: Mapping[str, Any]) -> None:
         object.__setattr__(self, "_se_name", name)
-        object.__setattr__(self, "_se_attrs", {key: _frozen(name, key, value) for key, value in attrs.items()})
+        frozen = {key: _frozen(name, key, value) for key, value in attrs.items()}
+        object.__setattr__(self, "_se_attrs", frozen)
 
     def __getattribute__(self, name: str) -> Any:
         attrs: dict[str, Any] = object.__getattribute__(self, "_se_attrs")
