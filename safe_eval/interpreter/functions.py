@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from safe_eval.context import current_context
 from safe_eval.interpreter import tracebacks
-from safe_eval.interpreter.identity import register_internal_type
+from safe_eval.interpreter.identity import GUEST_REFS, register_internal_type
 from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
 from safe_eval.interpreter.tracebacks import CodeInfo
+from safe_eval.membrane.allowlists import PLAIN_SCALARS
 from safe_eval.membrane.crossing import enter_call_args
 
 # inspect (about 5 ms to import) is loaded when a signature is asked for, not at cold start
@@ -167,8 +168,18 @@ class Function:
         # reflected operators, a decoded callable), so every argument is entered first.
         ctx = current_context()
         if ctx is not None:
-            args, kw = enter_call_args(args, kwargs, ctx.policy)
-            return self.invoke(ctx.budget, args, kw)
+            refs = GUEST_REFS
+            for a in args:  # the guest's own objects and plain data need no conversion (fast path)
+                tp = type(a)
+                if tp not in PLAIN_SCALARS:
+                    ref = refs.get(id(tp))
+                    if ref is None or ref() is not tp:
+                        args, kwargs = enter_call_args(args, kwargs, ctx.policy)
+                        break
+            else:
+                if kwargs:
+                    args, kwargs = enter_call_args(args, kwargs, ctx.policy)
+            return self.run(self, ctx.budget, args, kwargs)
         from safe_eval.interpreter.session import call_fresh
 
         return call_fresh(self, args, kwargs)

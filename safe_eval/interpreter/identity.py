@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 __all__ = [
+    "GUEST_REFS",
     "internal_names",
     "is_curated_type",
     "is_guest_class",
@@ -112,9 +113,15 @@ def _internal_owner(cls: type) -> type | None:
     return owner
 
 
+# Read-only view for the two hot paths that inline ``is_guest_class`` (attribute reads and
+# host-to-guest call arguments); only ``register_guest_class`` writes it.
+GUEST_REFS = _GUEST_REFS = _GUEST._refs
+
+
 def is_guest_class(cls: object) -> bool:
     """A class built for guest code (by a ``class`` statement or a curated factory)."""
-    return cls in _GUEST
+    ref = _GUEST_REFS.get(id(cls))
+    return ref is not None and ref() is cls
 
 
 def is_internal_type(cls: type) -> bool:
@@ -133,7 +140,10 @@ def is_guest_object(obj: object) -> bool:
     """An object whose type the guest's code or the interpreter made (``type(obj)`` is exact:
     ``__class__`` assignment is refused by the membrane)."""
     tp = type(obj)
-    return tp in _GUEST or tp in _INTERNAL or is_internal_type(tp)
+    ref = _GUEST_REFS.get(id(tp))
+    if ref is not None and ref() is tp:
+        return True
+    return tp in _INTERNAL or is_internal_type(tp)
 
 
 def is_guest_made(value: object) -> bool:

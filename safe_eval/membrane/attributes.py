@@ -28,6 +28,7 @@ import unicodedata
 from typing import Any
 
 from safe_eval.interpreter.identity import (
+    GUEST_REFS,
     internal_names,
     is_curated_type,
     is_guest_class,
@@ -151,6 +152,8 @@ def _unhook(value: Any) -> Any:
 
 # -- the exit check ------------------------------------------------------------------------------
 _EXIT_CONTAINERS = (list, tuple, frozenset, set, dict)
+_BUILTIN_METHOD = types.BuiltinMethodType
+_DATA_OWNERS = PLAIN_SCALARS | {list, dict, set, frozenset, tuple, bytearray}
 
 
 def _exit(value: Any, obj: object, name: str, depth: int = 0) -> Any:
@@ -158,7 +161,11 @@ def _exit(value: Any, obj: object, name: str, depth: int = 0) -> Any:
     (``admission.admitted``), types as ``reveal_type`` shows them, host exceptions cleaned,
     and containers whose items pass; anything else is refused, whatever path led to it."""
     tp = type(value)
-    if tp in PLAIN_SCALARS or admitted(value):
+    if tp in PLAIN_SCALARS:
+        return value
+    if tp is _BUILTIN_METHOD and type(value.__self__) in _DATA_OWNERS and value.__name__[:1] != "_":
+        return value  # the common case, ``"a,b".split``: what ``admitted`` says, without its walk
+    if admitted(value):
         return value
     if type(obj) is CuratedModule and tp not in FORBIDDEN_VALUE_TYPES and not isinstance(value, type):
         return value  # a name the curated module's own allowlist lists (a per-run ``random.seed``)
@@ -195,13 +202,14 @@ def get_attr(obj: object, name: str) -> Any:
     if type(name) is not str:
         name = _check_name(name)
     tp = type(obj)
-    guest_class = is_guest_class(tp)
+    ref = GUEST_REFS.get(id(tp))  # ``is_guest_class(tp)`` inlined: this runs on every read
+    guest_class = ref is not None and ref() is tp
     if name[:1] != "_" and name.isascii():  # fast paths: public names
         if guest_class:
             if tp.__mro__[-2] not in _GUARDED:
                 value = getattr(obj, name)
                 return value if type(value) in PLAIN_SCALARS else _exit(value, obj, name)
-        elif not is_internal_type(tp):
+        else:  # only host types enter ``_PUBLIC`` (``_host_get``), never interpreter types
             action = _PUBLIC.get((tp, name))
             if action is not None:
                 value = getattr(obj, name) if action is _PLAIN else _BoundMethod(action, obj, name)
@@ -558,6 +566,10 @@ def _check_guest_write(tp: type, name: str, obj: object) -> None:
 
 
 def _writable_target(obj: object) -> bool:
+    tp = type(obj)
+    ref = GUEST_REFS.get(id(tp))  # ``is_guest_object`` with its common case inlined
+    if ref is not None and ref() is tp:
+        return True
     return is_guest_object(obj) or is_guest_class(obj)
 
 

@@ -33,7 +33,7 @@ import types
 from typing import Any
 
 from safe_eval.errors import SafeEvalError
-from safe_eval.interpreter.identity import is_guest_made
+from safe_eval.interpreter.identity import GUEST_REFS, is_guest_made
 from safe_eval.limits.guards import check_format_spec
 from safe_eval.membrane import allowlists
 from safe_eval.membrane.admission import admitted, register_membrane_type
@@ -85,8 +85,15 @@ def enter_call_args(
     ``key=`` callbacks, reflected comparisons, ``sorted``'s ``__lt__``, a decoded callable
     called by the host), each entered as ``enter_value`` enters it. Values the guest already
     holds are admitted unchanged, so a guest-to-guest call through host code is unaffected."""
+    refs = GUEST_REFS
     for a in args:
-        if type(a) not in PLAIN_SCALARS and not admitted(a):
+        tp = type(a)
+        if tp in PLAIN_SCALARS:
+            continue
+        ref = refs.get(id(tp))  # ``is_guest_class(tp)`` inlined: the guest's own objects
+        if ref is not None and ref() is tp:
+            continue
+        if not admitted(a):
             args = tuple([a if type(a) in PLAIN_SCALARS else _enter(a, policy, None, 0) for a in args])
             break
     if kwargs:
