@@ -168,18 +168,19 @@ class Function:
         # reflected operators, a decoded callable), so every argument is entered first.
         ctx = current_context()
         if ctx is not None:
+            kw: dict[str, Any] | None = kwargs
             refs = GUEST_REFS
             for a in args:  # the guest's own objects and plain data need no conversion (fast path)
                 tp = type(a)
                 if tp not in PLAIN_SCALARS:
                     ref = refs.get(id(tp))
                     if ref is None or ref() is not tp:
-                        args, kwargs = enter_call_args(args, kwargs, ctx.policy)
+                        args, kw = enter_call_args(args, kw, ctx.policy)
                         break
             else:
-                if kwargs:
-                    args, kwargs = enter_call_args(args, kwargs, ctx.policy)
-            return self.run(self, ctx.budget, args, kwargs)
+                if kw:
+                    args, kw = enter_call_args(args, kw, ctx.policy)
+            return self.run(self, ctx.budget, args, kw)
         from safe_eval.interpreter.session import call_fresh
 
         return call_fresh(self, args, kwargs)
