@@ -76,6 +76,8 @@ def _cmd_policy_check(args: argparse.Namespace) -> int:
     tools = len(getattr(policy, "tools", ()))
     print(f"{args.file}: policy {getattr(policy, 'name', '?')!r} is valid "
           f"({imports} imports, {tools} tool rules)")
+    for note in policy.lifted_denials():
+        print(f"note: {note}")
     return EXIT_OK
 
 

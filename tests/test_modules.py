@@ -204,7 +204,8 @@ ABUSE = {
     "mapping_register_host": "from collections.abc import Mapping\nMapping.register(int)",
     "match_re_raw_pattern": "import re\nre.match('a', 'a').re",
     "template_raw_pattern": "import string\nstring.Template('x').pattern",
-    "contextmanager_private": "from contextlib import contextmanager\n@contextmanager\ndef cm():\n    yield 1\ngetattr(cm(), '_gen')",
+    # contextmanager is guest code: what it drives is only ever called as the guest would
+    "contextmanager_of_host_callable": "from contextlib import contextmanager\nimport math\nwith contextmanager(math.floor)(2.5):\n    pass",
     "json_cls": "import json\nclass E:\n    pass\njson.dumps(1, cls=E)",
     "re_debug_flag": "import re\nre.compile('a', 128)",
     "decimal_huge_prec": "import decimal\nc = decimal.getcontext()\nc.prec = 10**9",

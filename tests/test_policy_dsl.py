@@ -206,7 +206,12 @@ def test_extending_rules_come_first(tmp_path) -> None:
         'deny f(x == 1) "child"', "allow g(*)", "allow f(x == 1)", 'deny g(*) "base"'
     ]
     assert not child.decide("f", (1,), {}).allowed
-    assert child.decide("g", (), {}).allowed
+    # the base's deny rules are a floor: the child's `allow g` cannot lift `deny g`
+    lifted = child.decide("g", (), {})
+    assert not lifted.allowed and lifted.message == "calling `g` is denied (base)"
+    assert child.lifted_denials() == [
+        '`allow g(*)` cannot lift the base policy\'s `deny g(*) "base"`: a call the base denies stays denied'
+    ]
 
 
 def test_extends_cycle_is_reported(tmp_path) -> None:

@@ -29,20 +29,20 @@ def _run(code: str) -> Any:
 
 
 # modules/copy.py: deepcopy's memo held wrapper slot state (raw host objects behind proxies and
-# tools, the unguarded compiled regex: a C-level ReDoS past the time limit); it is now opaque
+# tools, the unguarded compiled regex: a C-level ReDoS past the time limit). copy is now guest
+# code (safe_eval/guestlib/copy.py) that never copies a wrapper: the memo is a plain dict
+# holding only objects the guest already had
 MEMO_BLOCKED = [
     ("memo_iterate_raw_regex",
      GRAB + "m = copy.deepcopy([re.compile('a*a*a*a*a*a*a*c'), X()])[1]\n" + RAW + "raw.match('a' * 3000)",
-     "KeyError"),
+     "NameError"),
     ("memo_own_dict_raw_regex",
      "import copy, re\nm = {}\ncopy.deepcopy(re.compile('a*a*a*a*a*a*a*c'), m)\n" + RAW + "raw.match('a' * 3000)",
-     "TypeError"),
-    ("memo_get_by_id", GRAB + "m = copy.deepcopy([account, X()])[1]\nm.get(id(m))", "AttributeError"),
+     "NameError"),
     ("memo_private_field", GRAB + "m = copy.deepcopy([account, X()])[1]\ngetattr(m, '_se' + 'en')", "AttributeError"),
-    ("memo_keep_alive_list", GRAB + "m = copy.deepcopy([account, X()])[1]\nm[id(m)]", "KeyError"),
     ("memo_proxy_raw_object",
      GRAB + "m = copy.deepcopy([get_module, X()])[1]\nfor k in m:\n    f = m[k]['_fn']\nf()",
-     "KeyError"),
+     "TypeError"),
 ]
 
 
@@ -54,13 +54,29 @@ def test_deepcopy_memo_is_opaque(code: str, error: str) -> None:
     assert TOKEN not in str(info.value)
 
 
+# what the memo does hold: the originals copy keeps alive, as the guest passed them
+MEMO_VISIBLE = [
+    ("memo_get_by_id", GRAB + "m = copy.deepcopy([account, X()])[1]\n"
+     "[[type(w).__name__ for w in v] if type(v) is list else type(v).__name__ for v in m.get(id(m))]"),
+    ("memo_keep_alive_list", GRAB + "m = copy.deepcopy([account, X()])[1]\n"
+     "[[type(w).__name__ for w in v] if type(v) is list else type(v).__name__ for v in m[id(m)]]"),
+]
+
+
+@pytest.mark.parametrize("code", [c[1] for c in MEMO_VISIBLE], ids=[c[0] for c in MEMO_VISIBLE])
+def test_deepcopy_memo_holds_only_what_the_guest_passed(code: str) -> None:
+    assert _run(code) == ["X", ["HostProxy", "X"]]
+
+
 def test_asdict_deepcopy_memo_is_opaque() -> None:
-    # modules/dataclasses.py: asdict deep-copies non-dataclass fields with the curated deepcopy
+    # asdict deep-copies non-dataclass fields with the guest-stdlib deepcopy: the memo a guest
+    # __deepcopy__ gets holds guest objects and the curated Pattern wrapper, never its state
     code = (GRAB + "import dataclasses\nclass G:\n    def __init__(self):\n"
             "        self.v = [re.compile('a*a*c'), X()]\n"
             "@dataclasses.dataclass\nclass D:\n    v: object\n"
-            "g = dataclasses.asdict(D(G()))['v']\nrepr(g.v[1])")
-    assert _run(code) == "<deepcopy memo>"
+            "g = dataclasses.asdict(D(G()))['v']\n"
+            "m = g.v[1]\nsorted({type(v).__name__ for v in m.values()})")
+    assert _run(code) == ["G", "dict", "list"]
 
 
 def test_deepcopy_memo_still_shares_structure() -> None:

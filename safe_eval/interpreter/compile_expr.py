@@ -377,6 +377,8 @@ class ExprCompiler(CompilerBase):
                         if k in kwargs:
                             raise TypeError(f"got multiple values for keyword argument '{k}'")
                         kwargs[k] = m[k]
+                elif name in kwargs:  # ``f(**{'a': 1}, a=2)``: CPython refuses, never overwrites
+                    raise TypeError(f"got multiple values for keyword argument '{name}'")
                 else:
                     kwargs[name] = v(f)
             return call_value(f[1], func, args, kwargs)

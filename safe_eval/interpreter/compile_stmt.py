@@ -17,6 +17,7 @@ from safe_eval.interpreter.runtime import BREAK, CONTINUE, RETURN, UNBOUND, Fram
 from safe_eval.interpreter.scopes import CELL, FAST
 from safe_eval.interpreter.specialize import BODY, PARAM, VALUE, Branch, if_compare_closure, if_return_closure
 from safe_eval.interpreter.specialize import CONST as CONST_OPERAND
+from safe_eval.membrane.proxies import HostExceptionClass, exception_class
 
 __all__ = ["StmtCompiler", "guest_raised", "enter_guest"]
 
@@ -62,7 +63,9 @@ def _mark_raised(e: BaseException) -> None:
 
 
 def _exception_instance(v: Any) -> BaseException:
-    if isinstance(v, type) and issubclass(v, BaseException):
+    if type(v) is HostExceptionClass:
+        v = v()  # ``raise HostError``: constructing it is a tool call the policy decides
+    elif isinstance(v, type) and issubclass(v, BaseException):
         v = v()
     if not isinstance(v, BaseException):
         raise TypeError("exceptions must derive from BaseException")
@@ -848,6 +851,7 @@ def annotation_text(ann: ast.expr) -> str:
 
 
 def _matches(ex: BaseException, cls: Any) -> bool:
+    cls = tuple(map(exception_class, cls)) if isinstance(cls, tuple) else exception_class(cls)
     if isinstance(cls, tuple):
         ok = all(isinstance(c, type) and issubclass(c, BaseException) for c in cls)
     else:

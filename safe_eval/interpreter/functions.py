@@ -409,6 +409,9 @@ def signature_of(fn: Function) -> inspect.Signature:
     """A real ``inspect.Signature`` (names, defaults, kinds) built from the compiled code."""
     import inspect
 
+    declared = fn.__dict__.get("__signature__")
+    if type(declared) is inspect.Signature:  # a generic guest-stdlib function (guestlib._leaves)
+        return declared
     P = inspect.Parameter
     code = fn.code
     params: list[inspect.Parameter] = []

@@ -1,12 +1,19 @@
 """Host values handed to the guest in a form it cannot walk: tools, proxies, refusals.
 
 - ``Tool``: a host callable from ``env`` (or a method of an exposed object). Calling it goes
-  through the policy (``safe_eval.policy.enforce.call_tool``); its result crosses back through
-  ``enter_value``; a host exception it raises crosses through ``guest_exception``. The guest
-  sees ``__name__``, ``__qualname__`` and ``__doc__``, nothing else.
+  through the policy (``safe_eval.policy.enforce.call_tool``, the one door out); its result
+  crosses back through ``enter_value``; a host exception it raises crosses through
+  ``guest_exception``. The guest sees ``__name__``, ``__qualname__`` and ``__doc__``, nothing else.
+- ``HostExceptionClass``: a host exception class (not a builtin one) is a ``Tool`` too:
+  constructing it runs host ``__init__`` code on guest arguments, so it is a tool call the policy
+  decides and the audit hook sees. ``except HostError:``, ``raise HostError`` and
+  ``isinstance(e, HostError)`` still work (``exception_class`` gives the interpreter the class to
+  match). It cannot be subclassed by guest code: the subclass would run the host ``__init__``
+  without a decision.
 - ``HostProxy``: any other host object. Exposes only what the host declared with
   ``expose(obj, attrs=..., methods=..., writable=...)`` or a ``__safe_eval_expose__`` class
-  attribute; by default nothing but its type name in its repr.
+  attribute; by default nothing but its type name in its repr. A value assigned to a writable
+  attribute is stored as its plain copy (``policy/plain.py``), like a tool argument.
 - ``HostIterator``: a host generator or iterator; each item crosses through ``enter_value``.
 - ``Refused``: a host value that must never reach the guest (a module without a curated
   wrapper, ``exec``, anything from ``os``...). Using it raises ``PolicyViolation``, which guest
@@ -25,7 +32,10 @@ from typing import Any
 from safe_eval.diagnostics import Diagnostic
 from safe_eval.errors import PolicyViolation, SafeEvalError
 
-__all__ = ["Exposed", "HostIterator", "HostProxy", "Refused", "Tool", "expose", "refusal"]
+__all__ = [
+    "Exposed", "HostExceptionClass", "HostIterator", "HostProxy", "Refused", "Tool",
+    "exception_class", "expose", "is_host_exception_class", "refusal",
+]
 
 _KEY = object()
 
@@ -86,6 +96,44 @@ class Tool:
             doc = getattr(self._fn, "__doc__", None)
             return doc if isinstance(doc, str) else None
         raise AttributeError(f"tool '{self._name}' has no attribute '{name}' visible to safe-eval")
+
+
+class HostExceptionClass(Tool):
+    """A host exception class as the guest sees it: constructing it is a tool call."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"<host exception class {self._name}>"
+
+    def __eq__(self, other: object) -> bool:
+        # ``type(e) == HostError``: the same host class, whichever path the guest took to it
+        return type(other) is HostExceptionClass and other._fn is self._fn
+
+    def __hash__(self) -> int:
+        return hash(self._fn)
+
+    def __instancecheck__(self, obj: Any) -> bool:
+        return isinstance(obj, self._fn)  # type: ignore[arg-type]  # a class (see crossing)
+
+    def __subclasscheck__(self, cls: Any) -> bool:
+        return isinstance(cls, type) and issubclass(cls, self._fn)  # type: ignore[arg-type]
+
+
+def is_host_exception_class(cls: type) -> bool:
+    """A host exception class whose construction the policy decides: not a builtin or curated
+    standard-library one (their constructors only store their arguments), not a guest one."""
+    from safe_eval.membrane import allowlists
+
+    if allowlists._stdlib_pending:
+        allowlists.ensure_stdlib_types()
+    return cls not in allowlists.HOST_TYPE_NAMES
+
+
+def exception_class(value: Any) -> Any:
+    """The class a guest ``except``/``raise`` names: a ``HostExceptionClass``'s host class (to
+    match, never to call), anything else as it is."""
+    return value._fn if type(value) is HostExceptionClass else value
 
 
 class Exposed:
@@ -158,7 +206,11 @@ class HostProxy:
     def __safe_eval_setattr__(self, name: str, value: Any) -> None:
         if name not in self._decl.writable:
             raise AttributeError(f"'{self._label}' object attribute '{name}' is read-only in safe-eval")
-        setattr(self._obj, name, value)
+        from safe_eval.policy.plain import plain
+
+        # the other way out of the guest: the host reads this attribute later, so it gets the
+        # plain data a guest str/list subclass holds, never the subclass with its own methods
+        setattr(self._obj, name, plain(value)[0])
 
 
 class HostIterator:
@@ -224,6 +276,10 @@ class Refused:
 
 def tool(name: str, fn: Callable[..., Any]) -> Tool:
     return Tool(_KEY, name, fn)
+
+
+def host_exception_class(name: str, cls: type[BaseException]) -> HostExceptionClass:
+    return HostExceptionClass(_KEY, name, cls)
 
 
 def proxy(decl: Exposed) -> HostProxy:

@@ -105,11 +105,18 @@ def reveal_type(cls: type) -> Any:
         return GUARDED_TYPE
     if issubclass(cls, type):
         return _opaque_for(cls)
-    if is_guest_class(cls) or is_curated_type(cls) or cls in HOST_TYPE_NAMES:
+    if is_guest_class(cls) or is_curated_type(cls):
         return cls
     # Not a guest class, so its ``__module__`` is host-written: guest writes to host classes
     # are refused. safe-eval's own classes (tools, proxies, interpreter types) stay opaque.
     module = type.__dict__["__module__"].__get__(cls)
-    if isinstance(module, str) and module.startswith("safe_eval."):
+    if isinstance(module, str) and module.startswith("safe_eval.") and cls not in HOST_TYPE_NAMES:
         return _opaque_for(cls)
+    if issubclass(cls, BaseException):
+        # ``type(e)("...")`` / ``e.__class__(...)`` of a caught host exception: its constructor
+        # is host code, so the class is a tool like the one in env (policy/enforce.py)
+        from safe_eval.membrane.proxies import host_exception_class, is_host_exception_class
+
+        if is_host_exception_class(cls):
+            return host_exception_class(cls.__name__, cls)
     return cls

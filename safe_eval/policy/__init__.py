@@ -2,10 +2,12 @@
 
     resolve_policy(None | Policy | "default" | "strict" | "agent" | "path/to/x.policy") -> Policy
     parse_policy(text, filename) / load_policy(path) / render_policy(policy) / describe_policy(policy)
-    Policy(name, imports, limits, tools).decide(tool, args, kwargs, fn) -> Decision
-    call_tool(name, fn, args, kwargs)        (safe_eval.policy.enforce) the run-time gate
+    Policy(name, imports, limits, tools, floor).decide(tool, args, kwargs, fn) -> Decision
+    call_tool(name, fn, args, kwargs)        (safe_eval.policy.enforce) the run-time gate, the one
+                                             door out: the host gets exactly what was decided on
 
-See ``dsl.py`` for the language, ``rules.py`` for how rules match, ``model.py`` for the model.
+See ``dsl.py`` for the language, ``rules.py`` for how rules match, ``model.py`` for the model,
+``outbound.py``/``plain.py``/``binding.py`` for what a rule sees of a call.
 """
 
 from __future__ import annotations

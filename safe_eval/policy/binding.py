@@ -1,14 +1,26 @@
-"""Binding a tool call's arguments to parameter names, using the tool's signature.
+"""Binding a tool call's arguments to the host function's real signature, as CPython would.
 
 A rule names parameters (``search(query: str, limit: int in 1..50)``); a call may pass them
-positionally (``search("x", 5)``). With the tool's ``inspect.signature`` we know which is which;
-the binder is built once per function object (cached) and is a plain zip for the common case
-of a function without ``*args``/``**kwargs``/positional-only parameters.
-Without a signature (some builtins, C callables) rules bind positions in their own order.
+positionally (``search("x", 5)``), and for ``def fetch(url, /, **options)`` a keyword ``url=``
+lands in ``options``, not in ``url``. ``placer_for(fn)`` gives a function that places a call's
+arguments exactly as CPython will when the host function is called, and returns
+
+    (args, kwargs, named, star)
+
+``args``/``kwargs`` are what the host function is then called with (``inspect.BoundArguments``
+``.args``/``.kwargs``), ``named`` what rules see: parameter name -> value, the keywords a
+``**kwargs`` parameter receives spread by name, the ``*args`` tuple under its own name
+(``star``, None when the signature has no ``*args``).
+
+The placer is built once per function (cached by identity; for a bound method, per underlying
+function, so the instance is not kept) and is a plain zip for the common signature without
+``*args``/``**kwargs``/positional-only parameters. ``None``: the signature cannot be read (some
+C callables); the gate then cannot tell which argument is which (see ``model.Policy.decide``).
 """
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -16,85 +28,141 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import inspect
 
-__all__ = ["BindError", "Binder", "binder_for"]
+__all__ = ["BindError", "Binder", "Placed", "Placer", "binder_for", "parameters_of", "placer_for"]
 
+Placed = tuple[tuple[Any, ...], dict[str, Any], dict[str, Any], "str | None"]
+Placer = Callable[[tuple[Any, ...], Mapping[str, Any]], Placed]
 Binder = Callable[[tuple[Any, ...], Mapping[str, Any]], dict[str, Any]]
 
 _CACHE_SIZE = 512
-# id(fn) -> (fn, binder or None): the fn is kept so a recycled id is never confused with it
-_cache: dict[int, tuple[Any, Binder | None]] = {}
+
+
+# id(key) -> (key, placer, the names of its parameters other than *args/**kwargs), or
+# (key, None, None) for an unreadable signature: the key is kept so a recycled id is never
+# confused with it
+_cache: dict[int, tuple[Any, Placer | None, frozenset[str] | None]] = {}
 
 
 class BindError(TypeError):
     """The call's arguments do not fit the tool's signature."""
 
 
-def binder_for(fn: Any) -> Binder | None:
-    """The cached binder of ``fn``, or None when it has no usable signature."""
+def placer_for(fn: Any) -> Placer | None:
+    """The cached placer of ``fn``'s arguments, or None when it has no readable signature."""
     entry = _cache.get(id(fn))
     if entry is not None and entry[0] is fn:
         return entry[1]
-    binder = _make_binder(fn)
+    return _entry(fn)[1]
+
+
+def parameters_of(fn: Any) -> frozenset[str] | None:
+    """The names of ``fn``'s parameters but ``*args``/``**kwargs`` (None: unreadable signature)."""
+    return _entry(fn)[2]
+
+
+def _entry(fn: Any) -> tuple[Any, Placer | None, frozenset[str] | None]:
+    key = fn.__func__ if type(fn) is types.MethodType else fn
+    entry = _cache.get(id(key))
+    if entry is not None and entry[0] is key:
+        return entry
+    entry = (key, *_make_placer(fn))
+    owner = getattr(fn, "__self__", None)
+    if key is fn and owner is not None and not isinstance(owner, types.ModuleType):
+        return entry  # a C method bound to an instance: caching it would keep the instance
     if len(_cache) >= _CACHE_SIZE:
         _cache.clear()
-    _cache[id(fn)] = (fn, binder)
-    return binder
+    _cache[id(key)] = entry
+    return entry
 
 
-def _make_binder(fn: Any) -> Binder | None:
+def binder_for(fn: Any) -> Binder | None:
+    """Parameter name -> value of a call (``named`` of ``placer_for``); for the static check."""
+    placer = placer_for(fn)
+    if placer is None:
+        return None
+    return lambda args, kwargs: placer(args, kwargs)[2]
+
+
+def _make_placer(fn: Any) -> tuple[Placer | None, frozenset[str] | None]:
     import inspect
 
     try:
         sig = inspect.signature(fn)
     except (TypeError, ValueError):
-        return None
+        return None, None
     params = list(sig.parameters.values())
     _P = inspect.Parameter
+    shape = frozenset(p.name for p in params if p.kind not in (_P.VAR_POSITIONAL, _P.VAR_KEYWORD))
     if all(p.kind in (_P.POSITIONAL_OR_KEYWORD, _P.KEYWORD_ONLY) for p in params):
-        return _simple_binder(sig, params)
-    return _general_binder(sig)
+        return _simple_placer(params), shape
+    return _general_placer(sig), shape
 
 
-def _simple_binder(sig: inspect.Signature, params: list[inspect.Parameter]) -> Binder:
-    from inspect import Parameter as _P  # loaded by _make_binder already
+def _simple_placer(params: list[inspect.Parameter]) -> Placer:
+    from inspect import Parameter as _P  # loaded by _make_placer already
+
     positional = tuple(p.name for p in params if p.kind is _P.POSITIONAL_OR_KEYWORD)
     names = frozenset(p.name for p in params)
     required = tuple(p.name for p in params if p.default is _P.empty)
+    # for n positional arguments and no keywords: the first required parameter left unfilled
+    missing_after = [
+        next((r for r in required if r not in positional[:n]), None) for n in range(len(positional) + 1)
+    ]
+    too_many = len(positional)
 
-    def bind(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> dict[str, Any]:
-        if len(args) > len(positional):
-            raise BindError(f"takes {len(positional)} positional argument(s) but {len(args)} were given")
-        bound = dict(zip(positional, args, strict=False))
+    def place(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Placed:
+        # every parameter takes a keyword and there is no *args/**kwargs: CPython places the
+        # positional arguments in order and the keywords by name, so calling with the same
+        # args and kwargs is calling with exactly what ``named`` holds
+        if len(args) > too_many:
+            raise BindError(f"takes {too_many} positional argument(s) but {len(args)} were given")
+        named = dict(zip(positional, args, strict=False))
+        if not kwargs:
+            missing = missing_after[len(args)]
+            if missing is not None:
+                raise BindError(f"missing a required argument: '{missing}'")
+            return args, {}, named, None
         for key, value in kwargs.items():
             if key not in names:
                 raise BindError(f"got an unexpected keyword argument '{key}'")
-            if key in bound:
+            if key in named:
                 raise BindError(f"got multiple values for argument '{key}'")
-            bound[key] = value
+            named[key] = value
         for name in required:
-            if name not in bound:
+            if name not in named:
                 raise BindError(f"missing a required argument: '{name}'")
-        return bound
+        return args, dict(kwargs), named, None
 
-    return bind
+    return place
 
 
-def _general_binder(sig: inspect.Signature) -> Binder:
-    from inspect import Parameter as _P  # loaded by _make_binder already
+def _general_placer(sig: inspect.Signature) -> Placer:
+    from inspect import Parameter as _P  # loaded by _make_placer already
 
     kinds = {name: p.kind for name, p in sig.parameters.items()}
+    star = next((name for name, kind in kinds.items() if kind is _P.VAR_POSITIONAL), None)
 
-    def bind(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    def place(args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Placed:
         try:
-            arguments = sig.bind(*args, **kwargs).arguments
+            bound = sig.bind(*args, **kwargs)
         except TypeError as exc:
             raise BindError(str(exc)) from None
-        bound: dict[str, Any] = {}
-        for name, value in arguments.items():
+        named: dict[str, Any] = {}
+        spread: dict[str, Any] = {}
+        for name, value in bound.arguments.items():
             if kinds[name] is _P.VAR_KEYWORD:
-                bound.update(value)  # rules name the keywords a **kwargs tool receives
+                spread = value
             else:
-                bound[name] = value
-        return bound
+                named[name] = value
+        for key, value in spread.items():
+            if key in named or key in kinds:
+                # ``fetch("https://evil", url="https://ok")`` for ``def fetch(url, /, **options)``:
+                # a rule naming `url` could be shown either value; refuse the call instead
+                raise BindError(
+                    f"keyword argument '{key}' has the name of a positional-only parameter; "
+                    "pass it under another name"
+                )
+            named[key] = value
+        return bound.args, bound.kwargs, named, star
 
-    return bind
+    return place

@@ -1,4 +1,4 @@
-"""Argument conditions of tool rules: each a frozen, hashable value with a compiled predicate.
+"""Argument conditions of tool rules: each a frozen, hashable value with compiled predicates.
 
     IsType("list[int]")        name: list[int]          typeguard, every item checked
     Equals("read")             name == "read"           (negate=True: !=)
@@ -7,9 +7,19 @@
     Matches(r"data/\\w+")      name matches r"..."      the WHOLE string (re.fullmatch)
     LenRange(1, 100)           name len 1..100          str, bytes, list, tuple, dict, set, frozenset
 
-Predicates never trust a guest object's own methods: equality and membership compare only
-plain values of the literal's kind (a guest object whose ``__eq__`` always says True matches
-nothing), ``matches`` needs a real ``str``, ``len`` uses the builtin type's length.
+Values reach the conditions as plain copies (``plain.py``: exact builtin types), and a value
+that could not be copied whole never reaches them (``rules.Arg``). Each condition has two
+predicates: ``predicate(v)``, "the condition holds", and ``doubt(v)``, "the condition cannot be
+evaluated on ``v``" (a ``matches`` on bytes, a range on a Decimal NaN or on a str, a length of
+an int). Deny when in doubt: an ``allow`` rule needs ``predicate``; a ``deny`` rule fires when
+each condition holds *or is in doubt*, so a value of an unexpected kind cannot slip past a deny.
+
+    condition          evaluated on (elsewhere: in doubt)
+    name: T            every plain value
+    == v, in {..}      str, int, float, bool, None and plain containers (not bytes, Decimal ...)
+    in lo..hi          int, float (not NaN), Decimal, Fraction (not bool)
+    matches r"..."     str
+    len lo..hi         str, bytes, bytearray, list, tuple, dict, set, frozenset
 """
 
 from __future__ import annotations
@@ -22,14 +32,29 @@ from typing import Any
 
 from safe_eval.errors import PolicyError
 from safe_eval.policy._text import quote, render_literal, render_number
+from safe_eval.policy.outbound import Incomplete
 from safe_eval.policy.types import compile_type, resolve_type
 
-__all__ = ["Condition", "Equals", "InRange", "IsType", "LenRange", "Matches", "OneOf", "Predicate"]
+__all__ = [
+    "Condition", "Equals", "InRange", "IsType", "LenRange", "Matches", "OneOf", "Predicate",
+    "combine", "combine_doubtful",
+]
 
 Predicate = Callable[[Any], bool]
 
 _NUMBER_TYPES = (int, float)
-_SIZED = (str, bytes, list, tuple, dict, set, frozenset)
+_SIZED = (str, bytes, bytearray, list, tuple, dict, set, frozenset)
+# values that may stand for a literal without being equal to it (b"a" for "a", Decimal(1) for 1)
+_STAND_INS = frozenset({bytes, bytearray, complex})
+
+
+def _never(value: Any) -> bool:
+    return False
+
+
+def _stand_in(value: Any) -> bool:
+    t = type(value)
+    return t in _STAND_INS or t.__module__ in ("decimal", "fractions", "_decimal", "_pydecimal")
 
 
 def _kind(value: Any) -> str | None:
@@ -53,15 +78,23 @@ def _check_literal(value: Any) -> None:
         raise PolicyError(f"{value!r} is not a finite number")
 
 
-def _set_compiled(obj: object, predicate: Predicate) -> None:
+def _set_compiled(obj: object, predicate: Predicate, doubt: Predicate = _never) -> None:
     object.__setattr__(obj, "predicate", predicate)
+    object.__setattr__(obj, "doubt", doubt)
 
 
 class Condition:
-    """One condition on one argument value."""
+    """One condition on one argument value: ``predicate`` (it holds) and ``doubt`` (it cannot be
+    evaluated on that value; never both)."""
 
     __slots__ = ()
     predicate: Predicate
+    doubt: Predicate
+
+    def universal(self) -> bool:
+        """True when every value meets it, looked at or not (``x: Any``): no condition at all,
+        so a value that is not plain data may pass it."""
+        return False
 
     def render(self) -> str:
         raise NotImplementedError
@@ -77,11 +110,15 @@ class IsType(Condition):
 
     text: str
     predicate: Predicate = field(init=False, repr=False, compare=False, hash=False)
+    doubt: Predicate = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         canonical, hint = resolve_type(self.text)
         object.__setattr__(self, "text", canonical)
         _set_compiled(self, compile_type(hint))
+
+    def universal(self) -> bool:
+        return self.text in ("Any", "object")
 
     def render(self) -> str:
         return f": {self.text}"
@@ -97,6 +134,7 @@ class Equals(Condition):
     value: Any
     negate: bool = False
     predicate: Predicate = field(init=False, repr=False, compare=False, hash=False)
+    doubt: Predicate = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         _check_literal(self.value)
@@ -104,9 +142,9 @@ class Equals(Condition):
 
         def equals(value: Any) -> bool:
             same = _kind(value) == kind and value == expected
-            return same != negate
+            return same != negate and not _stand_in(value)
 
-        _set_compiled(self, equals)
+        _set_compiled(self, equals, _stand_in)
 
     def render(self) -> str:
         return f"{'!=' if self.negate else '=='} {render_literal(self.value)}"
@@ -123,6 +161,7 @@ class OneOf(Condition):
     values: frozenset[Any]
     negate: bool = False
     predicate: Predicate = field(init=False, repr=False, compare=False, hash=False)
+    doubt: Predicate = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         values = frozenset(self.values) if not isinstance(self.values, frozenset) else self.values
@@ -136,9 +175,9 @@ class OneOf(Condition):
 
         def one_of(value: Any) -> bool:
             kind = _kind(value)
-            return (kind is not None and (kind, value) in keyed) != negate
+            return (kind is not None and (kind, value) in keyed) != negate and not _stand_in(value)
 
-        _set_compiled(self, one_of)
+        _set_compiled(self, one_of, _stand_in)
 
     def sorted_values(self) -> list[Any]:
         return sorted(self.values, key=lambda v: (str(_kind(v)), render_literal(v)))
@@ -178,6 +217,7 @@ class InRange(Condition):
     low: int | float | None = None
     high: int | float | None = None
     predicate: Predicate = field(init=False, repr=False, compare=False, hash=False)
+    doubt: Predicate = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         _check_bounds(self.low, self.high, "range")
@@ -185,9 +225,29 @@ class InRange(Condition):
         hi = math.inf if self.high is None else self.high
 
         def in_range(value: Any) -> bool:
-            return type(value) in _NUMBER_TYPES and lo <= value <= hi
+            t = type(value)
+            if t in _NUMBER_TYPES:
+                return bool(lo <= value <= hi)
+            if t.__module__ in ("decimal", "fractions", "_decimal", "_pydecimal"):
+                try:
+                    return bool(lo <= value <= hi)
+                except ArithmeticError:  # a signalling Decimal NaN
+                    return False
+            return False
 
-        _set_compiled(self, in_range)
+        def in_doubt(value: Any) -> bool:
+            # a NaN, a bool, a str the host may turn into a number, a Decimal NaN ...
+            t = type(value)
+            if t is int:
+                return False
+            if t is float or t.__module__ in ("decimal", "fractions", "_decimal", "_pydecimal"):
+                try:
+                    return bool(value != value)
+                except ArithmeticError:
+                    return True
+            return True
+
+        _set_compiled(self, in_range, in_doubt)
 
     def render(self) -> str:
         return f"in {_render_range(self.low, self.high)}"
@@ -203,6 +263,7 @@ class LenRange(Condition):
     low: int | None = None
     high: int | None = None
     predicate: Predicate = field(init=False, repr=False, compare=False, hash=False)
+    doubt: Predicate = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         _check_bounds(self.low, self.high, "length range")
@@ -216,7 +277,7 @@ class LenRange(Condition):
             n = _length(value)
             return n is not None and lo <= n <= hi
 
-        _set_compiled(self, len_range)
+        _set_compiled(self, len_range, lambda value: _length(value) is None)
 
     def render(self) -> str:
         return f"len {_render_range(self.low, self.high)}"
@@ -243,10 +304,12 @@ class Matches(Condition):
     pattern: str
     negate: bool = False
     predicate: Predicate = field(init=False, repr=False, compare=False, hash=False)
+    doubt: Predicate = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         try:
-            regex = re.compile(self.pattern)
+            # `.` matches every character, a newline too: "x\ndrop" must not dodge `matches r".*drop"`
+            regex = re.compile(self.pattern, re.DOTALL)
         except re.error as exc:
             raise PolicyError(f"invalid regular expression {quote(self.pattern)}: {exc}") from None
         full, negate = regex.fullmatch, self.negate
@@ -254,7 +317,7 @@ class Matches(Condition):
         def matches(value: Any) -> bool:
             return type(value) is str and (full(value) is not None) != negate
 
-        _set_compiled(self, matches)
+        _set_compiled(self, matches, lambda value: type(value) is not str)
 
     def render(self) -> str:
         return f"{'not matches' if self.negate else 'matches'} {quote(self.pattern)}"
@@ -275,17 +338,39 @@ def _show(value: Any) -> str:
 
 
 def combine(conditions: Iterable[Condition]) -> Predicate:
-    """One predicate that holds when every condition holds."""
-    preds = tuple(c.predicate for c in conditions)
+    """One predicate that holds when every condition holds (False on a value that is not plain
+    data: ``outbound.Incomplete``)."""
+    preds = tuple(c.predicate for c in conditions if not c.universal())
     if not preds:
         return lambda value: True
     if len(preds) == 1:
-        return preds[0]
+        only = preds[0]
+        return lambda value: type(value) is not Incomplete and only(value)
 
     def all_hold(value: Any) -> bool:
+        if type(value) is Incomplete:
+            return False
         for p in preds:
             if not p(value):
                 return False
         return True
 
     return all_hold
+
+
+def combine_doubtful(conditions: Iterable[Condition]) -> Predicate:
+    """One predicate that holds when every condition holds or cannot be evaluated (True on a
+    value that is not plain data): what fires a deny rule."""
+    pairs = tuple((c.predicate, c.doubt) for c in conditions if not c.universal())
+    if not pairs:
+        return lambda value: True
+
+    def all_hold_or_doubt(value: Any) -> bool:
+        if type(value) is Incomplete:
+            return True
+        for holds, doubt in pairs:
+            if not holds(value) and not doubt(value):
+                return False
+        return True
+
+    return all_hold_or_doubt

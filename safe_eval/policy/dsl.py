@@ -14,11 +14,17 @@ Statements (newlines do not matter; ``#`` starts a comment):
                                          override limits per field (time: ms, s, min; memory and
                                          output: B, KB, KiB, MB, MiB, GB, GiB)
     allow TOOL(ARGS) ["message"]         tool rules, first match decides; this policy's rules
-    deny  TOOL(ARGS) [raise] ["message"] come before those of the policy it extends
+    deny  TOOL(ARGS) [raise] ["message"] come before those of the policy it extends, but a
+                                         call the base denies by a deny rule stays denied
+                                         (the base's deny rules are a floor)
+TOOL: an env name or ``Type.method`` (a method of an exposed object), ``*`` globs anywhere.
 
 ARGS: ``*`` (anything), or ``name[: type] condition*`` items, optionally ending in ``*``;
 conditions: ``== v``, ``!= v``, ``in {a, b}``, ``not in {a, b}``, ``in 1..50``,
-``matches r"regex"``, ``not matches r"regex"``, ``len 1..100``.
+``matches r"regex"``, ``not matches r"regex"``, ``len 1..100``. ``matches`` is a full match
+with ``.`` matching every character, newlines too (``re.fullmatch`` with ``re.DOTALL``). A
+condition that cannot be evaluated on a value (``matches`` on bytes, a range on a str, any
+condition on a value that is not plain data) fails in an allow rule and fires a deny rule.
 """
 
 from __future__ import annotations
@@ -60,7 +66,7 @@ _UNIT_KINDS: dict[str, dict[str, float] | dict[str, int]] = {
 _FRIENDLY = {
     "NAME": "a name",
     "POLICY_NAME": "a policy name",
-    "TOOL": "a tool name (letters, digits, _ and * globs)",
+    "TOOL": "a tool name (letters, digits, _ and * globs; Type.method for a method)",
     "STRING": "a quoted string",
     "NUMBER": "a number",
     "LIMIT_NAME": "a limit (time, ops, memory, recursion, output)",
@@ -223,7 +229,9 @@ class _Builder:
         base_limits = base.limits if base is not None else Limits()
         final_limits = self.at(tree, lambda: base_limits.merged(limits)) if limits else base_limits
         tools = tuple(rules) + (base.tools if base is not None else ())
-        return Policy(name or _default_name(self.filename), imports, final_limits, tools)
+        # the base's rules stay a floor: a call it denies by a deny rule stays denied
+        floor = (*base.floor, base.tools) if base is not None and base.tools else ()
+        return Policy(name or _default_name(self.filename), imports, final_limits, tools, floor)
 
     def extends(self, stmt: Tree[Token]) -> Policy:
         ref = stmt.children[0]

@@ -1,10 +1,18 @@
-"""The run-time gate of tool calls.
+"""The run-time gate of tool calls: the one door out of the guest.
 
-The membrane wraps every env callable as a tool whose ``__call__`` calls ``call_tool``; this
-decides the call against the running policy, tells the audit hook, and either calls the host
-function (returning its raw result, which the membrane passes back through itself) or refuses:
-``PolicyViolation`` at the caller, or a ``PermissionError`` the guest can catch when the rule
-says ``raise``. On a denial the host function is never called.
+The membrane wraps every env callable (and every exposed method, and every host exception
+class) as a tool whose ``__call__`` calls ``call_tool``; nothing else calls a tool's host
+function. ``call_tool``:
+
+1. normalises the call (``outbound.OutboundCall``): exact ``str`` keyword names, every value a
+   plain copy made without running guest code, the arguments placed by the host function's
+   real signature when a rule names them;
+2. decides it against the running policy (``Policy.decide_call``) and tells the audit hook what
+   was decided on;
+3. on an allow, calls the host function with exactly the decided values (``host_args()``) and
+   returns its raw result (the membrane passes it back through itself); on a denial the host
+   function is never called: ``PolicyViolation`` at the caller, or a ``PermissionError`` the
+   guest can catch when the rule says ``raise``.
 """
 
 from __future__ import annotations
@@ -16,7 +24,9 @@ from typing import Any
 from safe_eval.context import current_context
 from safe_eval.diagnostics import Diagnostic
 from safe_eval.errors import InternalError, PolicyViolation
-from safe_eval.policy.model import Decision, Policy
+from safe_eval.policy.binding import BindError
+from safe_eval.policy.model import Decision, Policy, unbindable
+from safe_eval.policy.outbound import OutboundCall
 
 __all__ = ["ToolEvent", "call_tool", "denial_diagnostic"]
 
@@ -25,7 +35,8 @@ _NAMES = {"T003": "tool-not-allowed", "T004": "tool-argument-denied"}
 
 @dataclass(frozen=True, slots=True)
 class ToolEvent:
-    """One tool call as the audit hook sees it (before the call runs, allowed or not)."""
+    """One tool call as the audit hook sees it (before the call runs, allowed or not): the
+    normalised arguments the policy decided on, which the host function receives if allowed."""
 
     name: str
     args: tuple[Any, ...]
@@ -53,14 +64,22 @@ def call_tool(
         policy = ctx.policy
     if audit is None and ctx is not None:
         audit = ctx.audit
-    decision = policy.decide(name, args, kwargs, fn)
+    host_args: tuple[Any, ...] = ()
+    host_kwargs: dict[str, Any] = {}
+    try:
+        call = OutboundCall(fn, args, kwargs)
+    except BindError as exc:  # a keyword name that is not a str, or two with the same text
+        decision = unbindable(name, exc)
+    else:
+        decision = policy.decide_call(name, call)
+        host_args, host_kwargs = call.host_args()
     if audit is not None:
-        audit(ToolEvent(name, tuple(args), dict(kwargs), decision))
+        audit(ToolEvent(name, host_args, host_kwargs, decision))
     if not decision.allowed:
         if decision.raise_to_guest:
             raise PermissionError(decision.message)
         raise PolicyViolation([denial_diagnostic(decision)])
-    return fn(*args, **kwargs)
+    return fn(*host_args, **host_kwargs)
 
 
 def denial_diagnostic(decision: Decision, line: int = 0, col: int = 0) -> Diagnostic:

@@ -23,37 +23,43 @@ from typing import TYPE_CHECKING, Any
 from safe_eval._record import Frozen, Shown
 from safe_eval.errors import PolicyError
 from safe_eval.limits.model import Limits
-from safe_eval.policy.binding import BindError, binder_for
+from safe_eval.policy.binding import BindError
 from safe_eval.policy.curated import curated
 from safe_eval.policy.decision import Decision
+from safe_eval.policy.outbound import UNREADABLE, OutboundCall
 
 # the rule classes are imported when a policy has rules (cold start: the default has none)
 if TYPE_CHECKING:
     from safe_eval.policy.rules import ToolRule
 
-__all__ = ["Decision", "Policy", "default_policy", "denied_by"]
+__all__ = ["Decision", "Policy", "default_policy", "denied_by", "unbindable"]
 
 _GRANTED = Decision(True, "the policy has no tool rules: the callables passed in env are granted")
 _CACHE_LIMIT = 1024
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
 _DEFAULT_LIMITS = Limits()  # frozen: every Policy() may share it
+_UNSET: Any = object()
 
 
 class Policy(Frozen, Shown):
-    """A frozen value: equal when name, imports, limits and tools are equal, hashed on them
-    (a plain class, not a dataclass: see ``safe_eval._record``)."""
+    """A frozen value: equal when name, imports, limits, tools and floor are equal, hashed on
+    them (a plain class, not a dataclass: see ``safe_eval._record``)."""
 
-    __slots__ = ("name", "imports", "limits", "tools", "_by_tool", "_hash")
-    _fields = ("name", "imports", "limits", "tools")
-    __match_args__ = ("name", "imports", "limits", "tools")
+    __slots__ = ("name", "imports", "limits", "tools", "floor", "_by_tool", "_hash")
+    _fields = ("name", "imports", "limits", "tools", "floor")
+    __match_args__ = ("name", "imports", "limits", "tools", "floor")
 
     name: str
     imports: frozenset[str]
     limits: Limits
     tools: tuple[ToolRule, ...]
-    # tool name -> the rules whose pattern matches it, in order (filled lazily; not part of
-    # the value: two equal policies share their behaviour, not their caches)
-    _by_tool: dict[str, tuple[ToolRule, ...]]
+    # the rule lists of the policies this one extends (``extends``), nearest last: a call one of
+    # them denies by a deny rule is denied, whatever ``tools`` says (the base's floor)
+    floor: tuple[tuple[ToolRule, ...], ...]
+    # tool name -> (the rules whose pattern matches it, in order; the same of each floor list
+    # holding a deny rule): filled lazily; not part of the value (two equal policies share
+    # their behaviour, not their caches)
+    _by_tool: dict[str, tuple[tuple[ToolRule, ...], tuple[tuple[ToolRule, ...], ...]]]
     _hash: int
 
     def __init__(
@@ -62,6 +68,7 @@ class Policy(Frozen, Shown):
         imports: frozenset[str] = frozenset(),
         limits: Limits = _DEFAULT_LIMITS,
         tools: tuple[ToolRule, ...] = (),
+        floor: tuple[tuple[ToolRule, ...], ...] = (),
     ) -> None:
         if not isinstance(name, str) or not _NAME.fullmatch(name):
             raise PolicyError(
@@ -77,19 +84,21 @@ class Policy(Frozen, Shown):
         tools = tuple(tools)
         if tools:
             from safe_eval.policy.rules import ToolRule
-        for rule in tools:
+        floor = tuple(tuple(rules) for rules in floor)
+        for rule in (*tools, *(r for rules in floor for r in rules)):
             if not isinstance(rule, ToolRule):
                 raise PolicyError(f"tools must be ToolRule values (allow(...)/deny(...)), got {rule!r}")
         object.__setattr__(self, "imports", imports)
         object.__setattr__(self, "limits", limits)
         object.__setattr__(self, "tools", tools)
-        object.__setattr__(self, "_hash", hash((self.name, imports, limits, tools)))
+        object.__setattr__(self, "floor", floor)
+        object.__setattr__(self, "_hash", hash((self.name, imports, limits, tools, floor)))
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is self.__class__:
             assert isinstance(other, Policy)
-            return (self.name, self.imports, self.limits, self.tools) == (
-                other.name, other.imports, other.limits, other.tools)
+            return (self.name, self.imports, self.limits, self.tools, self.floor) == (
+                other.name, other.imports, other.limits, other.tools, other.floor)
         return NotImplemented
 
     def __hash__(self) -> int:
@@ -105,34 +114,52 @@ class Policy(Frozen, Shown):
         fn: Callable[..., Any] | None = None,
     ) -> Decision:
         """Whether calling ``tool`` (the env name) with these arguments is allowed. ``fn`` is
-        the callable, whose signature binds positional arguments to parameter names."""
+        the callable, whose signature places the arguments (see ``outbound``); without it,
+        rules bind positions in their own order."""
         if not self.tools:
             return _GRANTED
-        rules = self._by_tool.get(tool)
-        if rules is None:
-            rules = self.rules_for(tool)
-        bound: dict[str, Any] | None = None
-        unbound = fn is not None  # bind once, on reaching the first rule that names arguments
-        for rule in rules:
-            if unbound and rule.args:
-                unbound = False
-                binder = binder_for(fn)
-                if binder is not None:
-                    try:
-                        bound = binder(args, kwargs)
-                    except BindError as exc:
-                        return _unbindable(tool, exc)
-            if rule.match(args, kwargs, bound):
-                return rule.allowed if rule.action == "allow" else denied_by(tool, rule)
-        return self.explain(tool, args, kwargs, bound, rules)
+        try:
+            call = OutboundCall(fn, args, kwargs)
+        except BindError as exc:
+            return unbindable(tool, exc)
+        return self.decide_call(tool, call)
+
+    def decide_call(self, tool: str, call: OutboundCall) -> Decision:
+        """The decision on a normalised call (``enforce.call_tool`` then calls the host function
+        with exactly ``call.host_args()``). The base policies' deny rules are decided first: an
+        extending policy cannot lift them (see ``floor``)."""
+        if not self.tools:
+            return _GRANTED
+        entry = self._by_tool.get(tool)
+        if entry is None:
+            entry = self._rules_and_floor(tool)
+        rules, floors = entry
+        for floor in floors:
+            decision = _first_match(tool, call, floor)
+            if decision is not None and not decision.allowed and decision.rule is not None:
+                return decision
+        decision = _first_match(tool, call, rules)
+        if decision is not None:
+            return decision
+        named = call.named() if any(r.args is not None for r in rules) else None
+        return self.explain(tool, call.args, call.kwargs, named, rules)
 
     def rules_for(self, tool: str) -> tuple[ToolRule, ...]:
         """The rules whose tool pattern matches ``tool``, in order (cached per name)."""
+        entry = self._by_tool.get(tool)
+        return (entry if entry is not None else self._rules_and_floor(tool))[0]
+
+    def _rules_and_floor(self, tool: str) -> tuple[tuple[ToolRule, ...], tuple[tuple[ToolRule, ...], ...]]:
         rules = tuple(r for r in self.tools if r.glob.fullmatch(tool))
+        floors = tuple(
+            matching
+            for matching in (tuple(r for r in base if r.glob.fullmatch(tool)) for base in self.floor)
+            if any(r.action == "deny" for r in matching)
+        )
         if len(self._by_tool) >= _CACHE_LIMIT:
             self._by_tool.clear()
-        self._by_tool[tool] = rules
-        return rules
+        self._by_tool[tool] = (rules, floors)
+        return rules, floors
 
     def explain(
         self,
@@ -177,6 +204,28 @@ class Policy(Frozen, Shown):
                     break
         return result
 
+    def lifted_denials(self) -> list[str]:
+        """Notes on this policy's own allow rules that try to lift a deny rule of a policy it
+        extends (they cannot: the base's deny rules are a floor, decided first). Two tool
+        patterns overlap when either glob matches the other's text."""
+        if not self.floor:
+            return []
+        own = self.tools[: len(self.tools) - len(self.floor[-1])]
+        notes = []
+        for rule in own:
+            if rule.action != "allow":
+                continue
+            for base in self.floor:
+                for deny in base:
+                    if deny.action == "deny" and (
+                        deny.glob.fullmatch(rule.tool) or rule.glob.fullmatch(deny.tool)
+                    ):
+                        notes.append(
+                            f"`{rule.render()}` cannot lift the base policy's `{deny.render()}`: "
+                            "a call the base denies stays denied"
+                        )
+        return list(dict.fromkeys(notes))
+
     # Imports
 
     def allows_import(self, module: str) -> bool:
@@ -190,8 +239,9 @@ class Policy(Frozen, Shown):
     # Modified copies
 
     def replace(self, **changes: Any) -> Policy:
-        """A copy with some fields replaced (``name``, ``imports``, ``limits``, ``tools``)."""
-        unknown = sorted(set(changes) - {"name", "imports", "limits", "tools"})
+        """A copy with some fields replaced (``name``, ``imports``, ``limits``, ``tools``,
+        ``floor``)."""
+        unknown = sorted(set(changes) - set(self._fields))
         if unknown:
             raise TypeError(f"unknown Policy field(s): {', '.join(unknown)}")
         return self._replace(**changes)
@@ -234,6 +284,29 @@ def _limits(base: Limits, fields: Mapping[str, Any]) -> Limits:
         raise PolicyError(str(exc)) from None
 
 
+def _first_match(tool: str, call: OutboundCall, rules: tuple[ToolRule, ...]) -> Decision | None:
+    """The decision of the first rule matching the call (None: no rule matches)."""
+    named: Any = _UNSET  # placed once, on reaching the first rule that names arguments
+    for rule in rules:
+        if rule.args is None:
+            matched = True
+        else:
+            if named is _UNSET:
+                try:
+                    named = call.named()
+                except BindError as exc:
+                    return unbindable(tool, exc)
+            if named is UNREADABLE:
+                # which argument is which is unknown: deny when in doubt
+                if rule.action == "deny":
+                    return denied_by(tool, rule)
+                continue
+            matched = rule.match(call.args, call.kwargs, named, call.absent_in_doubt)
+        if matched:
+            return rule.allowed if rule.action == "allow" else denied_by(tool, rule)
+    return None
+
+
 def denied_by(tool: str, rule: ToolRule) -> Decision:
     """The denial of calling ``tool`` by the deny rule ``rule``."""
     reason = rule.message or f"by the rule `{rule.render()}`"
@@ -241,7 +314,7 @@ def denied_by(tool: str, rule: ToolRule) -> Decision:
     return Decision(False, f"calling `{tool}` is denied ({reason})", rule, rule.raise_to_guest, code)
 
 
-def _unbindable(tool: str, exc: BindError) -> Decision:
+def unbindable(tool: str, exc: BindError) -> Decision:
     # the call would fail with a TypeError anyway: say so, and let the guest catch it
     return Decision(
         False, f"`{tool}` called with arguments that do not fit its signature: {exc}", None, True, "T004"

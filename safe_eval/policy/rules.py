@@ -9,8 +9,10 @@ Matching, for a call of tool ``t`` with arguments bound to parameter names:
 - an ``allow`` rule permits only the arguments it names (end the list with ``*`` to let others
   through unchecked) and each named argument the call passes must meet its conditions (an
   argument the call leaves out keeps the tool's own default);
-- a ``deny`` rule fires when every argument it names is passed and meets its conditions,
-  whatever else the call passes.
+- a ``deny`` rule fires when every argument it names is passed and meets its conditions or
+  cannot be evaluated on it (deny when in doubt), whatever else the call passes; an argument
+  the call leaves out counts as passed when a value for it may still reach the host (a non-empty
+  ``*args``, or a tool without that parameter: see ``OutboundCall.absent_in_doubt``).
 A rule is compiled once into a closure (``match``) and a glob regex; the explanations a model
 reads on denial are computed on the denial path only.
 """
@@ -25,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from safe_eval.errors import PolicyError
 from safe_eval.policy._text import quote
 from safe_eval.policy.decision import Decision
+from safe_eval.policy.outbound import UNREADABLE, Incomplete
 
 # conditions.py (six dataclasses, about 5 ms to import) is loaded when the first rule with
 # arguments is built: a policy without tool rules, the common case, never needs it.
@@ -34,9 +37,13 @@ if TYPE_CHECKING:
 __all__ = ["UNKNOWN", "Action", "Arg", "Decision", "ToolRule", "allow", "deny"]
 
 Action = Literal["allow", "deny"]
-Matcher = Callable[[tuple[Any, ...], Mapping[str, Any], "dict[str, Any] | None"], bool]
+# (positional args, keyword args, the arguments by parameter name or None, whether an argument
+# a deny rule names but the call leaves out may still reach the host, or None) -> matches
+Absent = Callable[[str], bool]
+Matcher = Callable[[tuple[Any, ...], Mapping[str, Any], "dict[str, Any] | None", "Absent | None"], bool]
 
-_TOOL_PATTERN = re.compile(r"[A-Za-z_*][A-Za-z0-9_*]*")
+# a tool's name in env, or ``Type.method`` for a method of an exposed object (globs included)
+_TOOL_PATTERN = re.compile(r"[A-Za-z_*][A-Za-z0-9_*]*(\.[A-Za-z_*][A-Za-z0-9_*]*)*")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -58,10 +65,13 @@ class Arg:
 
     name: str
     conditions: tuple[Condition, ...]
+    # ``predicate``: every condition holds (what an allow rule needs); ``denies``: every
+    # condition holds or cannot be evaluated (what fires a deny rule: deny when in doubt)
     predicate: Predicate = field(repr=False, compare=False, hash=False)
+    denies: Predicate = field(repr=False, compare=False, hash=False)
 
     def __init__(self, name: str, *conditions: Condition) -> None:
-        from safe_eval.policy.conditions import Condition, IsType, combine
+        from safe_eval.policy.conditions import Condition, IsType, combine, combine_doubtful
 
         if not isinstance(name, str) or not _IDENT.fullmatch(name):
             raise PolicyError(f"argument name must be an identifier, got {name!r}")
@@ -76,6 +86,7 @@ class Arg:
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "conditions", ordered)
         object.__setattr__(self, "predicate", combine(ordered))
+        object.__setattr__(self, "denies", combine_doubtful(ordered))
 
     def render(self) -> str:
         from safe_eval.policy.conditions import IsType
@@ -88,6 +99,11 @@ class Arg:
 
     def failure(self, value: Any) -> str | None:
         """Why ``value`` fails (the first failing condition), None if it passes."""
+        if type(value) is Incomplete:
+            if all(c.universal() for c in self.conditions):
+                return None
+            what = type(value.value).__name__
+            return f"argument `{self.name}` is not plain data (a {what}), so it cannot be checked"
         for c in self.conditions:
             if not c.predicate(value):
                 return f"argument `{self.name}` {c.failure(value)}"
@@ -116,7 +132,10 @@ class ToolRule:
         if self.action not in ("allow", "deny"):
             raise PolicyError(f"a rule's action is `allow` or `deny`, not {self.action!r}")
         if not isinstance(self.tool, str) or not _TOOL_PATTERN.fullmatch(self.tool):
-            raise PolicyError(f"invalid tool pattern {self.tool!r}: use letters, digits, _ and * globs")
+            raise PolicyError(
+                f"invalid tool pattern {self.tool!r}: use letters, digits, _ and * globs "
+                "(Type.method for a method of an exposed object)"
+            )
         if self.raise_to_guest and self.action != "deny":
             raise PolicyError(
                 "`raise` only applies to deny rules (a call no allow rule matches is denied anyway)"
@@ -146,12 +165,11 @@ class ToolRule:
 
     def _compile(self) -> Matcher:
         if self.args is None:
-            return lambda args, kwargs, bound: True
+            return _any_arguments
         names = tuple(a.name for a in self.args)
-        checks = {a.name: a.predicate for a in self.args}
         if self.action == "allow":
-            return _allow_matcher(names, checks, self.rest)
-        return _deny_matcher(names, checks)
+            return _allow_matcher(names, {a.name: a.predicate for a in self.args}, self.rest)
+        return _deny_matcher(names, {a.name: a.denies for a in self.args})
 
     def bind(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
         """Arguments by name in this rule's own parameter order (used when the tool has no
@@ -173,6 +191,8 @@ class ToolRule:
         """Why this allow rule does not permit the call (None: it does). Slow path only."""
         if self.args is None:
             return None
+        if bound is UNREADABLE:
+            return f"the signature of `{tool}` cannot be read, so its arguments cannot be checked"
         if bound is None:
             bound, problem = self.bind(args, kwargs)
             if problem:
@@ -206,10 +226,24 @@ class ToolRule:
         return f"({', '.join(parts)})"
 
 
+def _any_arguments(
+    args: tuple[Any, ...],
+    kwargs: Mapping[str, Any],
+    bound: dict[str, Any] | None,
+    absent: Absent | None = None,
+) -> bool:
+    return True
+
+
 def _allow_matcher(names: tuple[str, ...], checks: dict[str, Predicate], rest: bool) -> Matcher:
     count = len(names)
 
-    def match(args: tuple[Any, ...], kwargs: Mapping[str, Any], bound: dict[str, Any] | None) -> bool:
+    def match(
+        args: tuple[Any, ...],
+        kwargs: Mapping[str, Any],
+        bound: dict[str, Any] | None,
+        absent: Absent | None = None,
+    ) -> bool:
         if bound is None:
             if len(args) > count and not rest:
                 return False
@@ -231,13 +265,21 @@ def _allow_matcher(names: tuple[str, ...], checks: dict[str, Predicate], rest: b
 
 
 def _deny_matcher(names: tuple[str, ...], checks: dict[str, Predicate]) -> Matcher:
-    def match(args: tuple[Any, ...], kwargs: Mapping[str, Any], bound: dict[str, Any] | None) -> bool:
+    def match(
+        args: tuple[Any, ...],
+        kwargs: Mapping[str, Any],
+        bound: dict[str, Any] | None,
+        absent: Absent | None = None,
+    ) -> bool:
         if bound is None:
             bound = dict(zip(names, args, strict=False))
             bound.update(kwargs)
         for name in names:
-            if name not in bound or not checks[name](bound[name]):
-                return False
+            if name in bound:
+                if not checks[name](bound[name]):
+                    return False
+            elif absent is None or not absent(name):
+                return False  # left out: the tool's own default is used
         return True
 
     return match
@@ -253,7 +295,7 @@ def tri_match(
     problem = ""
     if bound is None:
         bound, problem = rule.bind(args, kwargs)
-    checks = {a.name: a.predicate for a in rule.args}
+    checks = {a.name: a.predicate if rule.action == "allow" else a.denies for a in rule.args}
     result: bool | None = True
     if rule.action == "allow":
         if problem:

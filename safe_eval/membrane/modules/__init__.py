@@ -10,7 +10,9 @@ allowed, so a model can fix its code.
 Each curated module is one file in this package exporting ``build() -> dict[str, Any]``: the
 allowlist of names the guest sees. Files load lazily on first import and the wrapper is cached
 (files setting ``PER_RUN = True``, e.g. ``random`` whose state must not be shared between
-evaluations, build one wrapper per evaluation). The limits package's
+evaluations, build one wrapper per evaluation; those that also export ``guest_attrs()``, the
+guest standard library's modules, build their host attributes once and only their guest-stdlib
+functions per evaluation, see ``safe_eval/guestlib``). The limits package's
 ``GUARDED_MODULE_ATTRS`` replace ours, then every host callable is metered
 (``_metering.py``): a host C loop over guest data always ticks.
 """
@@ -123,7 +125,7 @@ def _per_run(name: str, impl: Any) -> CuratedModule:
     if ctx is not None and key in ctx.extra:
         module: CuratedModule = ctx.extra[key]
         return module
-    module = CuratedModule(name, _merge_guards(name, impl.build()))
+    module = CuratedModule(name, _run_attrs(name, impl))
     _register_curated_classes()
     if ctx is not None:
         ctx.extra[key] = module
@@ -142,6 +144,26 @@ def _register_curated_classes() -> None:
         if modname.startswith(prefix) and modname not in _scanned and module is not None:
             _scanned.add(modname)
             register_curated_types(vars(module), modname)
+
+
+# module name -> its host attributes, merged and metered once (modules with ``guest_attrs``)
+_host_parts: dict[str, dict[str, Any]] = {}
+
+
+def _run_attrs(name: str, impl: Any) -> dict[str, Any]:
+    """A per-run module's attributes. A module of the guest standard library builds its host
+    attributes once (``build()``, immutable host objects) and its guest-stdlib functions for
+    each run (``guest_attrs()``, from ``safe_eval.guestlib.load``)."""
+    guest_attrs = getattr(impl, "guest_attrs", None)
+    if guest_attrs is None:
+        return _merge_guards(name, impl.build())
+    host = _host_parts.get(name)
+    if host is None:
+        with _lock:
+            host = _host_parts.get(name)
+            if host is None:
+                host = _host_parts[name] = _merge_guards(name, impl.build())
+    return {**host, **guest_attrs()}
 
 
 def _merge_guards(name: str, attrs: dict[str, Any]) -> dict[str, Any]:

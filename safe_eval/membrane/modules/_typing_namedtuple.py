@@ -1,8 +1,8 @@
 """``typing.NamedTuple`` without ``exec``.
 
-``NamedTuple`` is a host class whose metaclass builds the guest-safe namedtuple of
-``_namedtuple.py``: as a base (``class P(NamedTuple): x: int; y: int = 0``) from the class
-body's annotations (in order) and defaults, copying the body's methods onto it (the body was
+``NamedTuple`` is a host class whose metaclass builds the guest-stdlib namedtuple
+(``safe_eval/guestlib/namedtuple.py``): as a base (``class P(NamedTuple): x: int; y: int = 0``)
+from the class body's annotations (in order) and defaults, copying the body's methods onto it (the body was
 run by the interpreter); called (``NamedTuple('P', [('x', int)])``) from the field list.
 """
 
@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from safe_eval.membrane.modules._namedtuple import namedtuple
+
+def namedtuple(typename: str, fields: list[str], **kwargs: Any) -> Any:
+    """The guest-stdlib ``namedtuple`` of the running evaluation (a guest call)."""
+    from safe_eval.guestlib import load
+
+    return load("namedtuple")["namedtuple"](typename, fields, **kwargs)
+
 
 _RESERVED = frozenset({"__module__", "__qualname__", "__annotations__", "__doc__", "__dict__",
                        "__weakref__", "__orig_bases__", "__slots__", "__classcell__"})
@@ -43,7 +49,7 @@ class _NamedTupleMeta(type):
             if key in ("_make", "_replace", "_asdict", "_fields", "_field_defaults", "__new__",
                        "__init__", "__getnewargs__"):
                 raise AttributeError(f"Cannot overwrite NamedTuple attribute {key}")
-            setattr(cls, key, value)
+            type.__setattr__(cls, key, value)  # a class the guest stdlib just made
         return cls
 
     def __call__(cls, typename: str, fields: Any = None, /, **kwargs: Any) -> Any:

@@ -1,16 +1,19 @@
-"""Curated ``collections``: the container classes (instances are plain data), a guest-safe
-``namedtuple`` (no exec) and the ``collections.abc`` wrapper as ``abc``."""
+"""Curated ``collections``: the container classes (instances are plain data), the guest-stdlib
+``namedtuple`` (``safe_eval/guestlib/namedtuple.py``: a class statement, no exec) and the
+``collections.abc`` wrapper as ``abc``. One namespace per evaluation (``PER_RUN``)."""
 
 from __future__ import annotations
 
 import collections
 from typing import Any
 
-from safe_eval.membrane.modules._namedtuple import namedtuple
 from safe_eval.membrane.modules._util import pick
+
+PER_RUN = True
 
 
 def build() -> dict[str, Any]:
+    """The host part, built once (the ``abc`` wrapper is immutable and shared)."""
     from safe_eval.membrane.modules import CuratedModule
     from safe_eval.membrane.modules._hosttypes import allow_all
     from safe_eval.membrane.modules.collections_abc import build as build_abc
@@ -18,6 +21,12 @@ def build() -> dict[str, Any]:
     allow_all([collections.UserDict, collections.UserList, collections.UserString])
     attrs = pick(collections, ["Counter", "defaultdict", "deque", "OrderedDict", "ChainMap",
                                "UserDict", "UserList", "UserString"])
-    attrs["namedtuple"] = namedtuple
     attrs["abc"] = CuratedModule("collections.abc", build_abc())
     return attrs
+
+
+def guest_attrs() -> dict[str, Any]:
+    """The guest-stdlib ``namedtuple`` of this run."""
+    from safe_eval.guestlib import load
+
+    return {"namedtuple": load("namedtuple")["namedtuple"]}

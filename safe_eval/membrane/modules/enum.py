@@ -43,7 +43,11 @@ def _check_functional(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         raise TypeError("enum type= must be int, str, float, bytes or a class defined in guest code")
 
 
-class _GuestEnumType(enum.EnumType):
+# ``EnumType`` is the 3.11 name of ``EnumMeta`` (which 3.10 has alone)
+_ENUM_TYPE: Any = getattr(enum, "EnumType", enum.EnumMeta)
+
+
+class _GuestEnumType(_ENUM_TYPE):  # type: ignore[misc]
     def __call__(cls, value: Any, *args: Any, **kwargs: Any) -> Any:
         if args or "names" in kwargs:
             _check_functional(args, kwargs)
@@ -69,11 +73,13 @@ class IntFlag(enum.IntFlag, metaclass=_GuestEnumType):
     pass
 
 
-class StrEnum(enum.StrEnum, metaclass=_GuestEnumType):
-    pass
+BASES: tuple[type, ...] = (Enum, IntEnum, Flag, IntFlag)
 
+if hasattr(enum, "StrEnum"):  # 3.11+
+    class StrEnum(enum.StrEnum, metaclass=_GuestEnumType):
+        pass
 
-BASES: tuple[type, ...] = (Enum, IntEnum, Flag, IntFlag, StrEnum)
+    BASES += (StrEnum,)
 
 
 def build() -> dict[str, Any]:

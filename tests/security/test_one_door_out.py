@@ -1,0 +1,392 @@
+"""Invariant: the policy decides on exactly what the host receives (the one door out).
+
+Every tool call is normalised before a rule sees it (exact ``str`` keyword names, values copied
+into exact builtin types without running guest code, arguments placed by the host function's
+real signature) and the host function is called with exactly those values. Each test is written
+as the attacker wrote it: guest code through the public API, against a recording host tool.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from safe_eval import Evaluator, safe_eval
+from safe_eval.errors import GuestError, PolicyViolation
+from safe_eval.membrane import expose
+from safe_eval.policy import parse_policy, shipped_policy
+
+AGENT = shipped_policy("agent")
+
+
+class Outbox:
+    """A host tool that records what it received, as a real one would use it."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[Any, ...]] = []
+
+    def send_email(self, to: str, subject: str, body: str) -> str:
+        self.sent.append((type(to), to, str(subject), str(body)))
+        return "sent"
+
+
+def _send(outbox: Outbox) -> Any:
+    def send_email(to: str, subject: str, body: str) -> str:
+        return outbox.send_email(to, subject, body)
+
+    return send_email
+
+
+# -- item 2: keyword names that lie ---------------------------------------------------------
+
+# The rule binder and CPython compare a keyword name with the parameter names at different
+# moments; a name whose __eq__ answers by the count of questions told the binder "subject" and
+# CPython "to" (0.1.0 sent this mail to boss@evil.com under the shipped agent policy).
+LYING_KEYS = """
+seen = []
+class To(str):
+    def __hash__(self): return hash("subject")
+    def __eq__(self, other): return str.__eq__("subject", other) or str.__eq__("to", other)
+class Subject(str):
+    def __hash__(self): return hash("to")
+    def __eq__(self, other):
+        seen.append(other)
+        if str.__eq__("to", other):
+            return len([s for s in seen if s == "to"]) <= 3
+        return str.__eq__("subject", other)
+send_email(**{To("to"): "boss@evil.com", Subject("subject"): "a@example.com"}, body="b")
+"""
+
+
+def test_keyword_names_that_lie_about_their_text_cannot_send_mail_outside() -> None:
+    outbox = Outbox()
+    with pytest.raises(PolicyViolation, match="argument `to` must match .* got 'boss@evil.com'"):
+        safe_eval(LYING_KEYS, {"send_email": _send(outbox)}, policy=AGENT)
+    assert outbox.sent == []
+
+
+def test_keyword_names_reach_the_host_as_exact_str() -> None:
+    received: list[tuple[type, str]] = []
+
+    def note(**fields: Any) -> None:
+        received.extend((type(k), k) for k in fields)
+
+    safe_eval('class K(str):\n    pass\nnote(**{K("a"): 1})', {"note": note}, policy=parse_policy("allow note(*)"))
+    assert received == [(str, "a")]
+
+
+# -- item 3: **kwargs overwrites a checked argument -------------------------------------------
+
+
+def test_a_keyword_cannot_stand_in_for_a_positional_only_argument_the_rule_checks() -> None:
+    fetched: list[str] = []
+
+    def fetch(url: str, /, **options: Any) -> str:
+        fetched.append(url)
+        return "page"
+
+    policy = parse_policy('allow fetch(url: str matches r"https://ok\\.example/.*", *)')
+    # the keyword in a mapping: the static check cannot see it, the run-time gate decides
+    code = 'options = {"url": "https://ok.example/"}\nfetch("https://evil.example/steal", **options)'
+    with pytest.raises(GuestError, match="positional-only"):
+        safe_eval(code, {"fetch": fetch}, policy=policy)
+    with pytest.raises(PolicyViolation):  # written out, the static check refuses it already
+        safe_eval('fetch("https://evil.example/steal", url="https://ok.example/")', {"fetch": fetch}, policy=policy)
+    assert fetched == []
+    assert safe_eval('fetch("https://ok.example/a", timeout=3)', {"fetch": fetch}, policy=policy) == "page"
+    assert fetched == ["https://ok.example/a"]
+
+
+def test_a_keyword_given_twice_through_a_mapping_is_a_type_error_as_in_cpython() -> None:
+    calls: list[dict[str, Any]] = []
+
+    def tool(**kw: Any) -> None:
+        calls.append(kw)
+
+    with pytest.raises(GuestError, match="multiple values for keyword argument 'a'"):
+        safe_eval("tool(**{'a': 1}, a=2)", {"tool": tool}, policy=parse_policy("allow tool(*)"))
+    assert calls == []
+
+
+# -- item 4: deny rules fail open --------------------------------------------------------------
+
+DENY_POLICY = parse_policy(
+    'deny notify(to == "boss@evil.com") raise "no mail to evil.com"\n'
+    'deny send(to matches r".*@evil\\.com") raise "no mail to evil.com"\n'
+    'deny pay(amount in 1000..) raise "too much"\n'
+    "allow send(*)\nallow pay(*)\nallow notify(*)"
+)
+
+DODGES = {
+    "str_subclass": ('class S(str):\n    pass\nsend(S("x@evil.com"))', "send"),
+    "bytes": ('send(b"x@evil.com")', "send"),
+    "int_subclass": ("class I(int):\n    pass\npay(I(5000))", "pay"),
+    "bool_is_in_doubt": ("pay(True)", "pay"),
+    "float_nan": ('pay(float("nan"))', "pay"),
+    "decimal": ('from decimal import Decimal\npay(Decimal("5000"))', "pay"),
+    "decimal_nan": ('from decimal import Decimal\npay(Decimal("NaN"))', "pay"),
+    "number_as_text": ('pay("5000")', "pay"),
+    "guest_object": ("class Amount:\n    pass\npay(Amount())", "pay"),
+    "guest_object_as_text": ('class To:\n    def __str__(self): return "boss@evil.com"\nnotify(To())', "notify"),
+}
+
+
+def _payments(calls: list[Any]) -> dict[str, Any]:
+    def send(to: Any) -> None:
+        calls.append(to)
+
+    def pay(amount: Any) -> None:
+        calls.append(amount)
+
+    def notify(to: Any) -> None:
+        calls.append(str(to))
+
+    return {"send": send, "pay": pay, "notify": notify}
+
+
+@pytest.mark.parametrize(("code", "tool"), DODGES.values(), ids=DODGES.keys())
+def test_a_value_of_another_kind_cannot_slip_past_a_deny_rule(code: str, tool: str) -> None:
+    calls: list[Any] = []
+    env = _payments(calls)
+    policy = DENY_POLICY.replace(imports=frozenset({"decimal"}))
+    with pytest.raises(GuestError, match="PermissionError"):
+        safe_eval(code, env, policy=policy)
+    assert calls == []
+
+
+def test_plain_values_outside_the_deny_rule_are_still_allowed() -> None:
+    calls: list[Any] = []
+    safe_eval('send("a@example.com")\npay(999)', _payments(calls), policy=DENY_POLICY)
+    assert calls == ["a@example.com", 999]
+
+
+def test_a_deny_rule_naming_an_argument_the_tool_does_not_have_fires_in_doubt() -> None:
+    # `list.append(object, /)` has no `to`: which argument the rule meant is unknown
+    calls: list[Any] = []
+    with pytest.raises(GuestError, match="no mail to evil.com"):
+        safe_eval('send("x@evil.com")', {"send": calls.append}, policy=DENY_POLICY)
+    assert calls == []
+
+
+def test_a_deny_rule_sees_an_argument_passed_through_star_args() -> None:
+    calls: list[Any] = []
+
+    def send(*recipients: Any) -> None:
+        calls.append(recipients)
+
+    with pytest.raises(GuestError, match="no mail to evil.com"):
+        safe_eval('send("x@evil.com")', {"send": send}, policy=DENY_POLICY)
+    assert calls == [] and safe_eval("send()", {"send": send}, policy=DENY_POLICY) is None
+
+
+# -- item 5: rules check the object, not what the host uses -----------------------------------
+
+
+def test_a_str_subclass_cannot_show_the_rule_five_characters_and_the_host_a_million() -> None:
+    outbox = Outbox()
+    code = """
+class Body(str):
+    def __str__(self): return "x" * 1_000_000
+send_email("a@example.com", "hi", Body("short"))
+"""
+    assert safe_eval(code, {"send_email": _send(outbox)}, policy=AGENT) == "sent"
+    assert outbox.sent == [(str, "a@example.com", "hi", "short")]
+
+
+def test_a_list_subclass_cannot_show_the_rule_two_users_and_the_host_a_thousand() -> None:
+    invited: list[Any] = []
+
+    def invite(users: list[str]) -> int:
+        invited.append((type(users), list(users)))
+        return len(users)
+
+    code = """
+class Users(list):
+    def __iter__(self): return iter(["u%d" % i for i in range(1000)])
+    def __len__(self): return 2
+invite(Users(["ann", "bob"]))
+"""
+    policy = parse_policy("allow invite(users: list[str] len 1..3)")
+    assert safe_eval(code, {"invite": invite}, policy=policy) == 2
+    assert invited == [(list, ["ann", "bob"])]
+
+
+# Each guest subclass overrides every method a careless copy would call; the host must get the
+# data the object holds, as the exact builtin type, and no override may run.
+OVERRIDES = """
+ran = []
+def spy(name, result):
+    def method(self, *args):
+        ran.append(name)
+        return result
+    return method
+"""
+PLAIN_COPIES = {
+    "str": ('S("abc")', "class S(str):\n    __str__ = spy('__str__', 'zzz')\n    __iter__ = spy('__iter__', iter('zz'))\n"
+            "    __getitem__ = spy('__getitem__', 'z')\n    __len__ = spy('__len__', 9)", "abc"),
+    "int": ("I(7)", "class I(int):\n    __int__ = spy('__int__', 9)\n    __index__ = spy('__index__', 9)\n"
+            "    __repr__ = spy('__repr__', '9')", 7),
+    "float": ("F(1.5)", "class F(float):\n    __float__ = spy('__float__', 9.0)\n    __repr__ = spy('__repr__', '9')", 1.5),
+    "bytes": ('B(b"ab")', "class B(bytes):\n    __bytes__ = spy('__bytes__', b'zz')\n    __iter__ = spy('__iter__', iter([1]))\n"
+              "    __getitem__ = spy('__getitem__', 1)", b"ab"),
+    "complex": ("C(1+2j)", "class C(complex):\n    __complex__ = spy('__complex__', 9j)\n"
+                "    real = property(spy('real', 9.0))\n    imag = property(spy('imag', 9.0))", 1 + 2j),
+    "bytearray": ('A(b"ab")', "class A(bytearray):\n    __iter__ = spy('__iter__', iter([1]))\n"
+                  "    copy = spy('copy', bytearray())\n    __getitem__ = spy('__getitem__', 1)", bytearray(b"ab")),
+    "list": ("L([1, 2])", "class L(list):\n    __iter__ = spy('__iter__', iter([9]))\n    __len__ = spy('__len__', 1)\n"
+             "    __getitem__ = spy('__getitem__', 9)\n    copy = spy('copy', [9])", [1, 2]),
+    "tuple": ("T((1, 2))", "class T(tuple):\n    __iter__ = spy('__iter__', iter([9]))\n    __len__ = spy('__len__', 1)\n"
+              "    __getitem__ = spy('__getitem__', 9)", (1, 2)),
+    "dict": ('D(a=1)', "class D(dict):\n    __iter__ = spy('__iter__', iter(['k']))\n    keys = spy('keys', ['k'])\n"
+             "    items = spy('items', [('k', 9)])\n    values = spy('values', [9])\n    __getitem__ = spy('__getitem__', 9)\n"
+             "    copy = spy('copy', {})\n    __len__ = spy('__len__', 0)", {"a": 1}),
+    "set": ("Z({1, 2})", "class Z(set):\n    __iter__ = spy('__iter__', iter([9]))\n    __len__ = spy('__len__', 1)\n"
+            "    copy = spy('copy', set())", {1, 2}),
+    "frozenset": ("Z(frozenset({1}))", "class Z(frozenset):\n    __iter__ = spy('__iter__', iter([9]))\n"
+                  "    __len__ = spy('__len__', 1)\n    copy = spy('copy', frozenset())", frozenset({1})),
+    "nested": ('[S("a"), {S("k"): (S("v"),)}]', "class S(str):\n    __str__ = spy('__str__', 'zzz')\n"
+               "    __hash__ = spy('__hash__', 0)\n    __eq__ = spy('__eq__', True)", ["a", {"k": ("v",)}]),
+}
+
+
+@pytest.mark.parametrize(("value", "cls", "expected"), PLAIN_COPIES.values(), ids=PLAIN_COPIES.keys())
+def test_a_guest_subclass_reaches_the_host_as_the_plain_data_it_holds(value: str, cls: str, expected: Any) -> None:
+    received: list[Any] = []
+
+    def take(x: Any) -> None:
+        received.append(x)
+
+    code = f"{OVERRIDES}{cls}\nv = {value}\nran.clear()\ntake(v)\nran"
+    ran = safe_eval(code, {"take": take}, policy=parse_policy("allow take(x: object)"))
+    assert ran == []
+    assert received == [expected]
+    assert type(received[0]) is type(expected)
+
+
+def test_a_guest_object_reaches_a_tool_only_where_the_rule_places_no_condition_on_it() -> None:
+    received: list[Any] = []
+    env = {"take": lambda x, tag: received.append(tag)}
+    policy = parse_policy("allow take(x, tag: str)")
+    assert safe_eval("class P:\n    pass\ntake(P(), 'unchecked')", env, policy=policy) is None
+    checked = parse_policy("allow take(x: str, tag: str)")
+    with pytest.raises(PolicyViolation, match="not plain data"):
+        safe_eval("class P:\n    pass\ntake(P(), 'checked')", env, policy=checked)
+    assert received == ["unchecked"]
+
+
+def test_the_audit_hook_sees_the_values_the_host_receives() -> None:
+    events: list[Any] = []
+    ev = Evaluator(parse_policy("allow take(*)"), audit=events.append)
+    ev.eval('class S(str):\n    pass\ntake(S("a"), k=S("b"))', {"take": lambda *a, **k: None})
+    assert [(e.args, e.kwargs) for e in events] == [(("a",), {"k": "b"})]
+    assert type(events[0].args[0]) is str and type(events[0].kwargs["k"]) is str
+
+
+def test_a_method_tool_is_bound_to_its_real_signature() -> None:
+    outbox = Outbox()
+    env = {"outbox": expose(outbox, methods=["send_email"])}
+    policy = parse_policy('allow Outbox.send_email(to matches r".*@example\\.com", subject, body)')
+    code = 'outbox.send_email(subject="a@example.com", body="b", to="x@evil.com")'
+    with pytest.raises(PolicyViolation):
+        safe_eval(code, env, policy=policy)
+    assert safe_eval('outbox.send_email("a@example.com", "s", "b")', env, policy=policy) == "sent"
+    assert outbox.sent == [(str, "a@example.com", "s", "b")]
+
+
+# -- item 7: host exception classes in env bypass the gate -----------------------------------
+
+
+class HostError(Exception):
+    """A host exception class whose constructor has a side effect."""
+
+    built: list[tuple[Any, ...]] = []
+
+    def __init__(self, *args: Any) -> None:
+        HostError.built.append(args)
+        super().__init__(*args)
+
+
+def test_constructing_a_host_exception_class_is_a_tool_call_the_policy_denies() -> None:
+    HostError.built.clear()
+    events: list[Any] = []
+    ev = Evaluator(parse_policy("deny *(*)"), audit=events.append)
+    # through an alias, so that the run-time gate (not the static check) decides
+    with pytest.raises(PolicyViolation, match="calling `HostError` is denied"):
+        ev.eval('make = [HostError][0]\nmake("payload")', {"HostError": HostError})
+    with pytest.raises(PolicyViolation, match="calling `HostError` is denied"):
+        ev.eval("raise HostError", {"HostError": HostError})
+    assert HostError.built == []
+    assert [(e.name, e.args, e.decision.allowed) for e in events] == [
+        ("HostError", ("payload",), False), ("HostError", (), False)
+    ]
+
+
+RECONSTRUCTIONS = {
+    "type_of_caught": "try:\n    fail()\nexcept Exception as e:\n    r = type(e)('payload')",
+    "class_attribute": "try:\n    fail()\nexcept Exception as e:\n    r = e.__class__('payload')",
+}
+
+
+@pytest.mark.parametrize("code", RECONSTRUCTIONS.values(), ids=RECONSTRUCTIONS.keys())
+def test_the_class_of_a_caught_host_exception_is_the_same_gated_tool(code: str) -> None:
+    def fail() -> None:
+        raise HostError("disk full")
+
+    HostError.built.clear()
+    with pytest.raises(PolicyViolation, match="`HostError` is not an allowed tool"):
+        safe_eval(code, {"fail": fail}, policy=parse_policy("allow fail()"))
+    assert HostError.built == [("disk full",)]  # the tool's own raise, never the guest's
+    same = "try:\n    fail()\nexcept Exception as e:\n    r = (type(e) == HostError, isinstance(e, type(e)))\nr"
+    assert safe_eval(same, {"fail": fail, "HostError": HostError}, policy=parse_policy("allow fail()")) == (True, True)
+
+
+def test_a_host_exception_class_cannot_be_subclassed_to_run_its_constructor_ungated() -> None:
+    HostError.built.clear()
+    with pytest.raises(GuestError, match="cannot derive from"):
+        safe_eval("class E(HostError):\n    pass\nE('x')", {"HostError": HostError}, policy=parse_policy("deny *(*)"))
+    assert HostError.built == []
+
+
+def test_except_host_error_still_catches_what_a_tool_raises() -> None:
+    def fail() -> None:
+        raise HostError("disk full")
+
+    code = """
+try:
+    fail()
+except (ValueError, HostError) as e:
+    r = (str(e), isinstance(e, HostError))
+r
+"""
+    policy = parse_policy("allow fail()")
+    assert safe_eval(code, {"fail": fail, "HostError": HostError}, policy=policy) == ("disk full", True)
+
+
+def test_copying_a_large_argument_is_paid_for_by_the_guest() -> None:
+    ev = Evaluator(parse_policy("allow take(*)"))
+    env = {"take": lambda xs: None}
+    alone = ev.run("xs = [[0]] * 100_000", env).ops
+    passed = ev.run("xs = [[0]] * 100_000\ntake(xs)", env).ops
+    assert passed - alone >= 200_000  # the outer list and each inner one, one op per item
+
+
+def test_a_writable_attribute_of_an_exposed_object_receives_plain_data() -> None:
+    class Profile:
+        name = "alice"
+        tags: list[str] = []
+
+    profile = Profile()
+    env = {"profile": expose(profile, attrs=["name", "tags"], writable=["name", "tags"])}
+    code = """
+class Name(str):
+    def __str__(self): return "x" * 1_000_000
+class Tags(list):
+    def __iter__(self): return iter(["admin"])
+p = [profile][0]  # the static check refuses a write to an env name; the membrane decides this one
+p.name = Name("bob")
+p.tags = Tags(["user"])
+"""
+    safe_eval(code, env)
+    assert (type(profile.name), str(profile.name)) == (str, "bob")
+    assert (type(profile.tags), list(profile.tags)) == (list, ["user"])
