@@ -176,13 +176,13 @@ def _exit(value: Any, obj: object, name: str, depth: int = 0) -> Any:
     if isinstance(value, BaseException):
         return guest_exception(value)
     if tp in _EXIT_CONTAINERS and depth < 20:
-        items = value.items() if tp is dict else value
-        for item in items:
-            if tp is dict:
-                _exit(item[0], obj, name, depth + 1)
-                _exit(item[1], obj, name, depth + 1)
-            else:
-                _exit(item, obj, name, depth + 1)
+        if depth == 0 and (is_guest_object(obj) or is_guest_class(obj)):
+            return value  # the guest's own object holds only what entered through the door
+        items = list(value.keys()) + list(value.values()) if tp is dict else value
+        if not all(type(v) in PLAIN_SCALARS for v in items):  # the common case, plain data
+            for item in items:
+                if item is not value:  # a container holding itself
+                    _exit(item, obj, name, depth + 1)
         return value
     raise _deny(obj, name, f"it leads to a host {tp.__name__} the membrane does not admit")
 

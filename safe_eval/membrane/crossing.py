@@ -41,6 +41,7 @@ from safe_eval.membrane.allowlists import FORBIDDEN_VALUE_TYPES, HOST_TYPE_NAMES
 from safe_eval.membrane.danger import dangerous_callable
 from safe_eval.membrane.proxies import (
     Exposed,
+    HostExceptionClass,
     HostIterator,
     HostProxy,
     Refused,
@@ -56,7 +57,7 @@ from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, reveal_type
 __all__ = ["enter_call_args", "enter_env", "enter_value", "format_value", "guest_exception"]
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
-_MEMBRANE_TYPES = (Tool, HostProxy, HostIterator, Refused, OpaqueType, type(GUARDED_TYPE))
+_MEMBRANE_TYPES = (Tool, HostExceptionClass, HostProxy, HostIterator, Refused, OpaqueType, type(GUARDED_TYPE))
 for _cls in _MEMBRANE_TYPES:
     register_membrane_type(_cls)
 _MAX_DEPTH = 100

@@ -163,6 +163,7 @@ def _run_attrs(name: str, impl: Any) -> dict[str, Any]:
             host = _host_parts.get(name)
             if host is None:
                 host = _host_parts[name] = _merge_guards(name, impl.build())
+                register_guest_visible(host.values())  # built once: known by identity
     return {**host, **guest_attrs()}
 
 
