@@ -21,7 +21,7 @@ from safe_eval.interpreter.identity import is_curated_type, is_guest_class
 from safe_eval.membrane.admission import register_membrane_type
 from safe_eval.membrane.allowlists import HOST_TYPE_NAMES
 
-__all__ = ["GUARDED_TYPE", "GuardedType", "OpaqueType", "reveal_type"]
+__all__ = ["GUARDED_TYPE", "GuardedType", "OpaqueType", "allow_construction", "reveal_type"]
 
 
 class _TypeLike:
@@ -91,6 +91,18 @@ GUARDED_TYPE = GuardedType()
 
 _opaque: weakref.WeakKeyDictionary[type, OpaqueType] = weakref.WeakKeyDictionary()
 
+# Interpreter classes guest code may construct itself, registered one by one (asyncio's
+# Queue, Lock, CancelledError ...)
+_CONSTRUCTIBLE: set[type] = set()
+
+
+def allow_construction(cls: type) -> type:
+    """Let the guest name, call and catch the interpreter class ``cls`` itself (not an opaque
+    stand-in). Its instances stay interpreter-internal (``identity.is_internal_type``). Usable as
+    a class decorator."""
+    _CONSTRUCTIBLE.add(cls)
+    return cls
+
 
 def _opaque_for(cls: type) -> OpaqueType:
     view = _opaque.get(cls)
@@ -105,7 +117,7 @@ def reveal_type(cls: type) -> Any:
         return GUARDED_TYPE
     if issubclass(cls, type):
         return _opaque_for(cls)
-    if is_guest_class(cls) or is_curated_type(cls):
+    if is_guest_class(cls) or is_curated_type(cls) or cls in _CONSTRUCTIBLE:
         return cls
     # Not a guest class, so its ``__module__`` is host-written: guest writes to host classes
     # are refused. safe-eval's own classes (tools, proxies, interpreter types) stay opaque.
