@@ -27,6 +27,7 @@ from safe_eval.interpreter.namespace import NamespaceRegistry
 from safe_eval.interpreter.session import run_guarded
 from safe_eval.limits.budget import Budget
 from safe_eval.limits.model import Limits
+from safe_eval.membrane.instancedict import plain_result
 from safe_eval.pipeline.cache import BoundedCache
 from safe_eval.pipeline.program import build_program
 from safe_eval.policy import Policy, resolve_policy
@@ -151,7 +152,7 @@ class Evaluator:
         finally:
             ns.sync_out()
         seconds = time.perf_counter() - start if timed else 0.0
-        return value, budget, seconds, dict(g) if env is None else g
+        return plain_result(value), budget, seconds, dict(g) if env is None else g
 
     def run_nested(self, source: Any, mode: str = "exec", globals: dict[str, Any] | None = None) -> Any:
         """Guest ``eval``/``exec`` of a string: the whole pipeline, the running budget."""

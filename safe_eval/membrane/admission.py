@@ -80,6 +80,8 @@ def _data(owner: object, depth: int) -> bool:
         return False
     if isinstance(owner, type):  # a classmethod of a listed type (``dict.fromkeys``)
         return owner in HOST_TYPE_NAMES or is_guest_made(owner)
+    if isinstance(owner, BaseException):  # ``e.add_note``, ``group.split``: exception data
+        return True
     return admitted(owner, depth + 1) or any(k in HOST_TYPE_NAMES for k in type(owner).__mro__[:-1])
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["InstanceDict"]
+__all__ = ["InstanceDict", "plain_result"]
 
 _MISSING: Any = object()
 
@@ -121,3 +121,14 @@ class InstanceDict:
         if name in InstanceDict._METHODS:
             return getattr(self, name)
         raise AttributeError(f"'dict' attribute '{name}' is not accessible in safe-eval")
+
+
+def plain_result(value: Any) -> Any:
+    """A run's result as the host receives it: a view is the guest's handle on its object's
+    dict, the host gets the dict's plain copy (also as an item of a returned tuple or list)."""
+    tp = type(value)
+    if tp is InstanceDict:
+        return dict(value._d)
+    if (tp is tuple or tp is list) and any(type(v) is InstanceDict for v in value):
+        return tp(dict(v._d) if type(v) is InstanceDict else v for v in value)
+    return value
