@@ -102,6 +102,14 @@ def _member_of_listed(fn: Any) -> bool:
     return False
 
 
+def _price_guard(fn: object) -> bool:
+    """One of the limits' priced replacements for a host routine (``str.__mul__`` read on the
+    type hands out its guard): the routine table owns them."""
+    from safe_eval.limits.routines import ROUTINES
+
+    return any(guard is fn for guard in list(ROUTINES.values()))
+
+
 def _defined_on(owner: object, func: object) -> bool:
     cls = owner if isinstance(owner, type) else type(owner)
     name = getattr(func, "__name__", None)
@@ -141,7 +149,7 @@ def admitted(value: Any, depth: int = 0) -> bool:
     if isinstance(value, type):
         return value in HOST_TYPE_NAMES
     if tp is types.FunctionType:
-        return _member_of_listed(value)
+        return _member_of_listed(value) or _price_guard(value)
     if isinstance(value, _CONTAINERS) or callable(value):
         return False
     return any(k in HOST_TYPE_NAMES for k in tp.__mro__[:-1])

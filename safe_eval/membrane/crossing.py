@@ -34,7 +34,7 @@ from typing import Any
 
 from safe_eval.errors import SafeEvalError
 from safe_eval.interpreter.identity import GUEST_REFS, is_guest_made
-from safe_eval.limits.guards import check_format_spec
+from safe_eval.limits.guards import check_format_spec, price_text
 from safe_eval.membrane import allowlists
 from safe_eval.membrane.admission import admitted, register_membrane_type
 from safe_eval.membrane.allowlists import FORBIDDEN_VALUE_TYPES, HOST_TYPE_NAMES, PLAIN_SCALARS
@@ -47,6 +47,7 @@ from safe_eval.membrane.proxies import (
     Refused,
     Tool,
     declared,
+    host_exception_class,
     host_iterator,
     proxy,
     refused,
@@ -193,6 +194,9 @@ def _enter_type(cls: type, name: str | None) -> Any:
     if issubclass(cls, type):
         return refused(f"metaclass '{cls.__name__}'", "metaclasses build host classes")
     shown = reveal_type(cls)
+    if type(shown) is HostExceptionClass and name is not None and issubclass(cls, BaseException):
+        # from env: the tool of its env key, the name the policy is written against
+        return host_exception_class(name, cls)
     if shown is not cls:
         return shown
     why = dangerous_callable(cls)
@@ -310,4 +314,5 @@ def format_value(value: Any, spec: str = "") -> str:
                 raise TypeError(f"format() argument 2 must be str, not {type(spec).__name__}")
             spec = str.__str__(spec)
         check_format_spec(spec)
+    price_text(value)  # format(x, '') is str(x): escaping nested data can multiply it
     return format(value, spec)
