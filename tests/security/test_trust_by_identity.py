@@ -159,6 +159,7 @@ SLOTS_VALUES = [
     pytest.param("G()", id="guest_iterable"),
     pytest.param("('x', 1)", id="non_str_entry"),
     pytest.param("{'x': 'doc'}", id="dict"),
+    pytest.param(f"('x', S({_name('getattribute')}))", id="str_subclass_that_hides_its_dunder"),
 ]
 
 
@@ -168,6 +169,7 @@ def test_slots_that_are_not_plain_strings_are_refused(slots: str) -> None:
         "class T(tuple):\n    def __iter__(self):\n"
         f"        return iter(['x', {_name('getattribute')}])\n"
         f"class G:\n    def __iter__(self):\n        return iter([{_name('del')}])\n"
+        "class S(str):\n    def startswith(self, *a):\n        return False\n"
         f"class C:\n    __slots__ = {slots}\nC"
     )
     with pytest.raises(GuestError) as info:
