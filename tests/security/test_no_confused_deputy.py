@@ -365,13 +365,17 @@ T = typing.TypeVar("T")
     "typing.Annotated[int, Spy('doc')]",
     "typing.Callable[[Spy(int)], str]",
     "typing.Optional[list[Spy(int)]]",
-], ids=["optional", "list", "union", "alias-of-alias", "annotated", "callable", "generic-alias"])
+    "(int | T)[Spy(int)]",
+    "type(typing.List)(Spy(int))",
+    "typing.TypedDict('M', {'a': Spy(int)})",
+], ids=["optional", "list", "union", "alias-of-alias", "annotated", "callable", "generic-alias",
+        "typevar-union", "forged-stand-in", "typeddict"])
 def test_guest_typing_subscription_cannot_poison_the_process_wide_typing_cache(poison):
     with pytest.raises(GuestError) as info:
         safe_exec(_SPY + poison, limits=Limits(ops=200_000))
     assert info.value.type_name == "TypeError"
-    assert repr(typing.Optional[int]) == "typing.Optional[int]"
-    assert typing.Optional[int].__args__ == (int, type(None))
+    assert repr(typing.Optional[int]) == "typing.Optional[int]"  # noqa: UP045 (the cached form)
+    assert typing.Optional[int].__args__ == (int, type(None))  # noqa: UP045
     assert typing.List[str].__args__ == (str,)
     assert typing.Annotated[int, "doc"].__metadata__ == ("doc",)
     assert safe_eval("import typing\nrepr(typing.Optional[int])") == "typing.Optional[int]"
@@ -386,9 +390,20 @@ def test_guest_typing_subscription_cannot_poison_the_process_wide_typing_cache(p
     ("class C: pass\nrepr(typing.Optional[C]).endswith('C]')", True),
     ("repr(typing.Generic[T])", "typing.Generic[~T]"),
     ("isinstance([], typing.List)", True),
-], ids=["optional", "nested", "alias-of-alias", "callable", "literal", "guest-class", "generic", "isinstance"])
+    ("M = typing.TypedDict('M', {'a': int})\nM(a=1)", {"a": 1}),
+], ids=["optional", "nested", "alias-of-alias", "callable", "literal", "guest-class", "generic", "isinstance",
+        "typeddict"])
+
 def test_guest_typing_subscription_still_accepts_classes_and_typing_forms(code, expected):
     assert safe_eval(_SPY + code, limits=Limits(ops=200_000)) == expected
+
+
+def test_type_of_typing_typeddict_is_not_the_host_function_type():
+    attack = "import typing\nF = type(typing.TypedDict)\nF(1)"
+    with pytest.raises(GuestError) as info:
+        safe_eval(attack, limits=Limits(ops=200_000))
+    assert info.value.type_name == "TypeError"
+    assert "stand-ins cannot be created" in str(info.value)
 
 
 def test_deepcopy_never_hands_the_guests_memo_to_host_copy_code():

@@ -3,8 +3,9 @@
 A guest ``class Color(Enum)`` is built by the host ``EnumType`` from a body the interpreter
 ran; guest methods in the body stay guest functions, and the interpreter marks the class as
 guest-made. The functional API (``Enum('Color', 'RED GREEN')``) builds the class on the host
-from names only (no exec), and from a plain copy of them checked once (``_functional``); ``_GuestEnumType`` marks that class too, so the guest may use it
-like one it wrote. The guest's ``Enum``/``IntEnum``/... are empty subclasses of the host ones
+from names only (no exec), from a plain copy of them checked once (``_functional``: the
+builder never sees the guest's object); ``_GuestEnumType`` marks that class too, so the guest
+may use it like one it wrote. The guest's ``Enum``/``IntEnum``/... are empty subclasses of the host ones
 with that metaclass (``isinstance(x, enum.Enum)`` still holds on the host side).
 """
 

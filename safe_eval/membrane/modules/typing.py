@@ -10,8 +10,10 @@ decorator (the host one records every overload in a process-wide registry);
 own ``__hash__``/``__eq__`` would be stored there and returned to every later run and to the
 host's own ``typing.Optional[int]``. So the guest gets ``_Form`` stand-ins whose subscription
 accepts only parameters hashed and compared by host code (``_check_param``), and the forms it
-builds that can be subscribed again come wrapped the same way. ``Generic``/``Protocol`` are
-handed out as they are (they are subclassed; their subscription caches type variables only). ``final`` and
+builds come wrapped the same way (``TypeVar``s included: ``int | T`` is a typing
+subscription too). ``Protocol`` is handed out as it is (it is subclassed; its subscription
+caches type variables only). ``TypedDict`` is a stand-in too (functional form only):
+``type(typing.TypedDict)`` would otherwise be the host's ``FunctionType``. ``final`` and
 ``no_type_check`` are identities and ``runtime_checkable`` takes guest classes only (the host
 ones set attributes on their argument); ``reveal_type`` is left out (it prints to host stderr).
 """
@@ -24,6 +26,7 @@ from typing import Any
 from safe_eval.interpreter.marks import is_guest_type
 from safe_eval.membrane.kinds import is_guest_defined_type
 from safe_eval.membrane.modules._typing_namedtuple import NamedTuple
+from safe_eval.membrane.snapshot import snapshot, snapshot_text
 
 NAMES = ["Any", "Callable", "ClassVar", "Final", "Generic", "Literal", "Optional", "Protocol",
          "Tuple", "Type", "TypeVar", "Union", "AbstractSet", "ByteString", "Container",
@@ -75,12 +78,16 @@ def _args(form: Any) -> tuple[Any, ...]:
 
 
 class _Form:
-    """A typing form as the guest holds it: subscription checks its parameters first."""
+    """A typing object as the guest holds it: subscription and ``|`` check their operands first
+    and hand back stand-ins again, so the guest never holds a real typing object it could
+    subscribe (or ``|``) with an unchecked parameter."""
 
     __slots__ = ("_real",)
+    _real: Any
 
-    def __init__(self, real: Any) -> None:
-        self._real = real
+    def __new__(cls, *args: Any, **kwargs: Any) -> _Form:
+        # ``type(typing.List)(x)`` in guest hands: a stand-in around an unchecked object
+        raise TypeError("typing stand-ins cannot be created in safe-eval")
 
     def __getitem__(self, params: Any) -> Any:
         return _wrap(self._real[_check_param(params)])
@@ -91,18 +98,31 @@ class _Form:
     def __ror__(self, other: Any) -> Any:
         return _wrap(_check_param(other) | self._real)
 
-    def __mro_entries__(self, bases: tuple[Any, ...]) -> tuple[Any, ...]:
-        entries = getattr(self._real, "__mro_entries__", None)
-        return entries(bases) if entries is not None else (self._real,)
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # TypeVar("T", bound=...), NewType("Id", int) and a NewType's identity call: builders
+        # of identity-hashed forms, never a subscription
+        real = self._real
+        if real is typing.TypedDict:
+            return _typed_dict(*args, **kwargs)
+        if any(real is b for b in _BUILDERS):
+            args = tuple(_check_param(a) if i else a for i, a in enumerate(args))
+            kwargs = {k: _check_param(v) if k == "bound" else v for k, v in kwargs.items()}
+        elif type(real) is not _NEW_TYPE:
+            raise TypeError(f"{real!r} is not callable")
+        return _wrap(real(*args, **kwargs))
 
     def __instancecheck__(self, obj: Any) -> bool:
-        return isinstance(obj, self._real)
+        return isinstance(obj._real if type(obj) is _Form else obj, self._real)
 
     def __subclasscheck__(self, cls: Any) -> bool:
         return issubclass(cls, self._real)
 
     def __eq__(self, other: object) -> bool:
-        return self._real == (other._real if type(other) is _Form else other)  # host forms only
+        if type(other) is _Form:
+            return bool(self._real == other._real)
+        if type(other).__module__ == "typing" and not is_guest_defined_type(type(other)):
+            return bool(self._real == other)
+        return NotImplemented
 
     def __hash__(self) -> int:
         return hash(self._real)
@@ -111,18 +131,43 @@ class _Form:
         return repr(self._real)
 
 
-def _wrap(form: Any) -> Any:
-    """A form that can be subscribed again (it has type variables left) as a stand-in."""
-    if type(form).__module__ == "typing" and getattr(form, "__parameters__", ()):
-        return _Form(form)
+_BUILDERS: tuple[Any, ...] = tuple(
+    getattr(typing, n) for n in ("TypeVar", "ParamSpec", "TypeVarTuple", "NewType") if hasattr(typing, n))
+_NEW_TYPE: Any = typing.NewType
+# classes and functions that are subscripted or called to build forms (TypedDict is a function
+# whose type, FunctionType, the guest must not get hold of)
+_STAND_IN_ALWAYS: tuple[Any, ...] = (typing.Generic, typing.Annotated, typing.TypedDict)
+
+
+def _typed_dict(typename: Any, fields: Any, /, *, total: Any = True) -> Any:
+    """``TypedDict("M", {"a": int})`` from a plain copy of the fields (forms unwrapped)."""
+    name = snapshot_text(typename)
+    table = snapshot(fields)
+    if name is None or type(table) is not dict:
+        raise TypeError("TypedDict() takes a name and a dict of field types")
+    build: Any = typing.TypedDict
+    return build(name, {k: _check_param(v) for k, v in table.items()}, total=bool(total))
+
+
+_SET_REAL = _Form.__dict__["_real"].__set__  # the slot's own setter: _Form() is refused
+
+
+def _form(real: Any) -> _Form:
+    form: _Form = object.__new__(_Form)
+    _SET_REAL(form, real)
     return form
 
 
-def _subscripted(value: Any) -> bool:
-    # every typing object whose subscription is memoised (Generic/Protocol are subclassed)
-    return value is typing.Annotated or (
-        not isinstance(value, type) and type(value).__module__ == "typing"
-        and hasattr(type(value), "__getitem__"))
+def _wrap(value: Any) -> Any:
+    """A typing object as a stand-in (the builders and ``Generic`` included); a plain class
+    (``Protocol``, ``Text``, ``Any``), a function or a non-typing value as it is."""
+    if type(value) is _Form:
+        return value
+    if any(value is b for b in _BUILDERS) or any(value is f for f in _STAND_IN_ALWAYS):
+        return _form(value)
+    if isinstance(value, type) or type(value).__module__ != "typing":
+        return value
+    return _form(value)
 
 
 def get_type_hints(obj: Any, globalns: Any = None, localns: Any = None, include_extras: bool = False) -> Any:
@@ -153,7 +198,7 @@ def runtime_checkable(cls: Any) -> Any:
 
 def build() -> dict[str, Any]:
     attrs: dict[str, Any] = {name: getattr(typing, name) for name in NAMES if hasattr(typing, name)}
-    attrs = {name: _Form(value) if _subscripted(value) else value for name, value in attrs.items()}
+    attrs = {name: _wrap(value) for name, value in attrs.items()}
     attrs.update(get_type_hints=get_type_hints, overload=overload, NamedTuple=NamedTuple, final=final,
                  no_type_check=no_type_check, runtime_checkable=runtime_checkable,
                  TYPE_CHECKING=False)
