@@ -421,3 +421,47 @@ y = copy.deepcopy(x, memo)
 '''
     # the one append is the guest's own copy code keeping x alive; host code never calls it
     assert safe_eval(attack, limits=Limits(ops=200_000)) == ([1, [2]], [True], True)
+
+
+@pytest.mark.parametrize("call", [
+    "random.sample(range(10), K())",
+    "random.choices([1], k=K())",
+    "random.randbytes(K())",
+], ids=["sample", "choices", "randbytes"])
+def test_random_checks_the_size_a_guest_index_gives_before_the_host_allocates_it(call):
+    attack = f'''
+import random
+class K:
+    def __index__(self):
+        return 10**8
+    def __ge__(self, o):
+        return True
+    def __le__(self, o):
+        return True
+{call}
+'''
+    with pytest.raises(MemoryLimit) as info:
+        safe_eval(attack, limits=Limits(ops=200_000, memory=64 << 20))
+    assert str(info.value).startswith("allocation too large")  # refused before, not caught after
+
+
+@pytest.mark.parametrize("call", [
+    "textwrap.indent(S('a\\n' * 20000), 'p' * 2000)",
+    "base64.b64encode(B(b'x' * 200_000))",
+], ids=["textwrap-indent", "base64"])
+def test_text_leaves_size_the_stored_text_not_what_a_subclass_len_claims(call):
+    attack = f'''
+import base64, textwrap
+class S(str):
+    def __len__(self):
+        return 0
+    def count(self, *args):
+        return 0
+class B(bytes):
+    def __len__(self):
+        return 0
+{call}
+'''
+    with pytest.raises(MemoryLimit) as info:
+        safe_eval(attack, limits=Limits(ops=2_000_000, memory=300_000))
+    assert str(info.value).startswith("allocation too large")  # refused before, not caught after
