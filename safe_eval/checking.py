@@ -1,8 +1,8 @@
 """``check()``: the static pipeline only, for rapid-feedback loops (call it every model turn).
 
     report = check(code, policy=None, env={"search": search})
-    report.ok            # True when there is nothing to fix
-    report.diagnostics   # every violation: code, name, message, span, hint
+    report.ok            # True when the code would be accepted (no errors; warnings allowed)
+    report.diagnostics   # every violation: code, name, message, span, hint, severity
     report.render()      # each one with its source line and a caret, then a summary line
     report.to_json()     # the same for machines
 
@@ -36,15 +36,25 @@ class Report:
 
     @property
     def ok(self) -> bool:
-        return not self.diagnostics
+        return not self.errors
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        """The diagnostics that refuse the code."""
+        return tuple(d for d in self.diagnostics if d.severity == "error")
+
+    @property
+    def warnings(self) -> tuple[Diagnostic, ...]:
+        """Likely mistakes that do not stop the code (an unknown name raises NameError when
+        the line runs, as in CPython)."""
+        return tuple(d for d in self.diagnostics if d.severity == "warning")
 
     def summary(self) -> str:
-        if self.ok:
-            return f"{self.filename}: no violations"
-        count = len(self.diagnostics)
-        codes = Counter(d.code for d in self.diagnostics)
-        listed = ", ".join(f"{code} x{n}" if n > 1 else code for code, n in sorted(codes.items()))
-        return f"{self.filename}: {count} violation{'s' if count != 1 else ''} ({listed})"
+        errors, warnings = self.errors, self.warnings
+        text = _counted(errors, "violation") if errors else "no violations"
+        if warnings:
+            text += f", {_counted(warnings, 'warning')}"
+        return f"{self.filename}: {text}"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -62,6 +72,14 @@ class Report:
         parts = [d.render(self.source, self.filename) for d in self.diagnostics]
         parts.append(self.summary())
         return "\n".join(parts)
+
+
+def _counted(diagnostics: tuple[Diagnostic, ...], noun: str) -> str:
+    """``2 violations (R010 x2)``."""
+    count = len(diagnostics)
+    codes = Counter(d.code for d in diagnostics)
+    listed = ", ".join(f"{code} x{n}" if n > 1 else code for code, n in sorted(codes.items()))
+    return f"{count} {noun}{'s' if count != 1 else ''} ({listed})"
 
 
 def check(

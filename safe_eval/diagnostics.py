@@ -2,7 +2,9 @@
 
 A ``Diagnostic`` carries a rule code (stage letter + digits: ``P`` parse, ``S`` scrub,
 ``R`` restrict, ``T`` tool/policy, ``E`` runtime), a kebab-case rule name, a message,
-a 1-based span and a hint saying what to do instead.
+a 1-based span, a hint saying what to do instead, and a severity: an ``"error"`` refuses the
+code; a ``"warning"`` (an unknown name, which CPython only reports when the line runs) is
+reported by ``check`` and does not stop ``safe_eval`` from running the code.
 """
 
 from __future__ import annotations
@@ -12,18 +14,20 @@ from typing import Any, Literal
 
 from safe_eval._record import Frozen, Record
 
-__all__ = ["Diagnostic", "Stage", "span_of"]
+__all__ = ["Diagnostic", "Severity", "Stage", "span_of"]
 
 Stage = Literal["parse", "scrub", "restrict", "policy", "runtime"]
+Severity = Literal["error", "warning"]
 
 
 class Diagnostic(Frozen, Record):
     """One violation. Lines and columns are 1-based; ``end_col`` is exclusive. A frozen,
     hashable value (a plain class, not a dataclass: see ``safe_eval._record``)."""
 
-    __slots__ = ("code", "name", "message", "line", "col", "end_line", "end_col", "stage", "hint")
+    __slots__ = ("code", "name", "message", "line", "col", "end_line", "end_col", "stage", "hint", "severity")
     _fields = __slots__
-    __match_args__ = ("code", "name", "message", "line", "col", "end_line", "end_col", "stage", "hint")
+    __match_args__ = ("code", "name", "message", "line", "col", "end_line", "end_col", "stage", "hint",
+                      "severity")
 
     code: str
     name: str
@@ -34,9 +38,10 @@ class Diagnostic(Frozen, Record):
     end_col: int
     stage: Stage
     hint: str
+    severity: Severity
 
     def __init__(self, code: str, name: str, message: str, line: int, col: int, end_line: int,
-                 end_col: int, stage: Stage, hint: str = "") -> None:
+                 end_col: int, stage: Stage, hint: str = "", severity: Severity = "error") -> None:
         setattr_ = object.__setattr__
         setattr_(self, "code", code)
         setattr_(self, "name", name)
@@ -47,13 +52,15 @@ class Diagnostic(Frozen, Record):
         setattr_(self, "end_col", end_col)
         setattr_(self, "stage", stage)
         setattr_(self, "hint", hint)
+        setattr_(self, "severity", severity)
 
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self._fields}
 
     def render(self, source: str = "", filename: str = "<safe-eval>") -> str:
         """``file:line:col: CODE [name] message``, the source line, a caret span and the hint."""
-        out = [f"{filename}:{self.line}:{self.col}: {self.code} [{self.name}] {self.message}"]
+        level = "warning: " if self.severity == "warning" else ""
+        out = [f"{filename}:{self.line}:{self.col}: {level}{self.code} [{self.name}] {self.message}"]
         lines = source.splitlines()
         if 1 <= self.line <= len(lines):
             text = lines[self.line - 1].expandtabs(1)

@@ -24,7 +24,7 @@ def cpython(source: str, env: dict[str, Any] | None = None) -> Outcome:
         try:
             exec(compile(tree, "<cpython>", "exec"), g)
             value = eval(compile(ast.Expression(last.value), "<cpython>", "eval"), g) if last else None
-        except Exception as e:
+        except (Exception, SystemExit, KeyboardInterrupt) as e:  # the oracle of guest exits too
             return out.getvalue(), None, (type(e).__name__, str(e))
     return out.getvalue(), value, None
 

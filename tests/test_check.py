@@ -78,7 +78,8 @@ def test_json_round_trip() -> None:
     assert data == report.to_dict()
     assert data["ok"] is False
     first = data["diagnostics"][0]
-    assert set(first) == {"code", "name", "message", "line", "col", "end_line", "end_col", "stage", "hint"}
+    assert set(first) == {"code", "name", "message", "line", "col", "end_line", "end_col", "stage", "hint",
+                          "severity"}
     assert first["code"] == "R003" and first["stage"] == "restrict"
 
 

@@ -214,7 +214,10 @@ def test_endless_generator_hits_the_op_limit() -> None:
 def test_misplaced_yield_and_await_are_syntax_errors(code: str) -> None:
     with pytest.raises(PolicyViolation) as info:
         safe_eval(code, {"g": 1})
-    assert info.value.diagnostics[0].name == "syntax-error"
+    with pytest.raises(SyntaxError) as cpython:
+        compile(code, "<cpython>", "exec")
+    diag = info.value.diagnostics[0]
+    assert (diag.code, diag.name, diag.message) == ("P009", "compile-error", cpython.value.msg)
 
 
 def test_guest_code_inside_a_host_greenlet_never_switches_to_it() -> None:

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from _corpus import corpus_params
 
 from safe_eval.pipeline.program import build_program
 
@@ -28,7 +29,7 @@ def env_names(code: str) -> tuple[str, ...]:
     return tuple(re.findall(r"(?:^# env: |,\s*)(\w+)=", first)) if first.startswith("# env:") else ()
 
 
-CORPUS = [pytest.param(path.read_text(encoding="utf-8"), id=path.stem) for path in CONFORMANCE]
+CORPUS = corpus_params(lambda path: path.read_text(encoding="utf-8"))
 CORPUS += [pytest.param(code, id=task) for task, code in _humaneval()]
 
 

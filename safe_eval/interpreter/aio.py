@@ -5,7 +5,8 @@ virtual clock (nothing really waits, so a guest cannot spend its time budget sle
 the result does not depend on the machine). Each task step is charged to the running budget.
 
 A coroutine talks to the loop by what it yields up through ``await``: ``None`` (yield the
-turn), a ``_Sleep`` (wake me later) or a ``Task`` (wake me when it is done).
+turn), a ``_Sleep`` (wake me later), a ``Task`` (wake me when it is done) or a ``Waiter`` (wake
+me when someone calls its ``wake``: what the primitives of ``aio_sync`` wait on).
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ from safe_eval.errors import SafeEvalError
 from safe_eval.interpreter.functions import Function
 from safe_eval.interpreter.generators import GuestCoroutine
 from safe_eval.interpreter.marks import mark
+from safe_eval.membrane.typeview import allow_construction
 
 __all__ = [
-    "CancelledError", "Task", "TimeoutError", "create_task", "gather", "iscoroutine",
+    "CancelledError", "Event", "Lock", "Queue", "QueueEmpty", "QueueFull", "Semaphore", "Task",
+    "TimeoutError", "Waiter", "as_completed", "create_task", "gather", "iscoroutine",
     "iscoroutinefunction", "run", "sleep", "wait_for",
 ]
 
@@ -42,6 +45,7 @@ class _Running(threading.local):
 _running_loops = _Running()
 
 
+@allow_construction  # guest code raises and catches it
 @mark
 class CancelledError(BaseException):
     """The task was cancelled (a BaseException, as in asyncio)."""
@@ -60,7 +64,8 @@ def _tick() -> None:
 class Task:
     """A scheduled coroutine. Await it for its result."""
 
-    __slots__ = ("_coro", "_loop", "_done", "_result", "_exc", "_waiters", "_token", "_cancelling", "_name")
+    __slots__ = ("_coro", "_loop", "_done", "_result", "_exc", "_waiters", "_token", "_cancelling", "_name",
+                 "_finished_at")
 
     def __init__(self, coro: Any, loop: _Loop, name: str | None = None) -> None:
         self._coro = coro
@@ -68,8 +73,9 @@ class Task:
         self._done = False
         self._result: Any = None
         self._exc: BaseException | None = None
-        self._waiters: list[Task] = []
+        self._waiters: list[Task | Waiter] = []
         self._token = 0
+        self._finished_at = 0  # the loop's sequence number when it finished (as_completed order)
         self._cancelling = False
         self._name = name or f"Task-{loop.next_id()}"
         loop.schedule(self, _SEND, None)
@@ -128,9 +134,45 @@ class Task:
 
     def _finish(self, result: Any, exc: BaseException | None) -> None:
         self._done, self._result, self._exc = True, result, exc
+        self._finished_at = self._loop.next_id()
         for w in self._waiters:
-            self._loop.schedule(w, _SEND, None)
+            if isinstance(w, Waiter):
+                w.wake()
+            else:
+                self._loop.schedule(w, _SEND, None)
         self._waiters.clear()
+
+
+@mark
+class Waiter:
+    """A one-shot wake-up: a task awaiting it sleeps until ``wake()`` (from another task, or a
+    Task finishing). A task cancelled meanwhile is not woken (its token moved on)."""
+
+    __slots__ = ("done", "_loop", "_task", "_token")
+
+    def __init__(self) -> None:
+        self.done = False
+        self._loop: _Loop | None = None
+        self._task: Task | None = None
+        self._token = 0
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        if not self.done:
+            yield self
+
+    def register(self, loop: _Loop, task: Task) -> None:
+        if self.done:
+            loop.schedule(task, _SEND, None)
+        else:
+            self._loop, self._task, self._token = loop, task, task._token
+
+    def wake(self) -> None:
+        if self.done:
+            return
+        self.done = True
+        task, loop = self._task, self._loop
+        if task is not None and loop is not None and task._token == self._token and not task._done:
+            loop.schedule(task, _SEND, None)
 
 
 class _Loop:
@@ -162,6 +204,8 @@ class _Loop:
             req.task._waiters.append(task)
             heapq.heappush(self.timers, (self.clock + req.timeout, self.next_id(), task, req,
                                          task._token))
+        elif isinstance(req, Waiter):
+            req.register(self, task)
         elif isinstance(req, Task):
             if req._done:
                 self.schedule(task, _SEND, None)
@@ -335,3 +379,16 @@ def iscoroutine(obj: Any) -> bool:
 
 def iscoroutinefunction(fn: Any) -> bool:
     return isinstance(fn, Function) and fn.code.is_async and not fn.code.is_generator
+
+
+# the synchronisation primitives and as_completed wait on Waiter; they live in their own module
+# and are exported from here, which the curated ``asyncio`` reads
+from safe_eval.interpreter.aio_sync import (  # noqa: E402
+    Event,
+    Lock,
+    Queue,
+    QueueEmpty,
+    QueueFull,
+    Semaphore,
+    as_completed,
+)

@@ -16,7 +16,7 @@ from safe_eval.interpreter.compile_base import CompilerBase
 from safe_eval.interpreter.functions import Function
 from safe_eval.interpreter.hostbases import builds_on_host_class, consumed
 from safe_eval.interpreter.runtime import UNBOUND, Frame
-from safe_eval.interpreter.scopes import CELL, CLASSDEREF, FAST, GLOBAL, NAME
+from safe_eval.interpreter.scopes import CELL, CLASSDEREF, FAST, GLOBAL, NAME, unbound_free, unbound_local
 from safe_eval.interpreter.specialize import CONST as CONST_OPERAND
 from safe_eval.interpreter.specialize import (
     EXPR,
@@ -175,8 +175,7 @@ class ExprCompiler(CompilerBase):
             def fast(f: Frame) -> Any:
                 v = f[i]
                 if v is UNBOUND:
-                    raise UnboundLocalError(
-                        f"cannot access local variable '{name}' where it is not associated with a value")
+                    raise unbound_local(name)
                 return v
             return fast
         if kind == CELL:
@@ -188,10 +187,8 @@ class ExprCompiler(CompilerBase):
                     return f[i].v
                 except AttributeError:
                     if local:
-                        raise UnboundLocalError(f"cannot access local variable '{name}' where it is not "
-                                                "associated with a value") from None
-                    raise NameError(f"cannot access free variable '{name}' where it is not associated "
-                                    "with a value in enclosing scope") from None
+                        raise unbound_local(name) from None
+                    raise unbound_free(name) from None
             return cell
         if kind == CLASSDEREF:
             i = self.scope.slots[name]
@@ -202,7 +199,7 @@ class ExprCompiler(CompilerBase):
                     try:
                         return f[i].v
                     except AttributeError:
-                        raise NameError(f"cannot access free variable '{name}'") from None
+                        raise unbound_free(name) from None
                 return v
             return classderef
         if kind == NAME and self.scope.kind == "class":

@@ -14,7 +14,7 @@ from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.compile_base import CompilerBase
 from safe_eval.interpreter.compile_expr import binop_fn, get_attr
 from safe_eval.interpreter.runtime import BREAK, CONTINUE, RETURN, UNBOUND, Frame
-from safe_eval.interpreter.scopes import CELL, FAST
+from safe_eval.interpreter.scopes import CELL, FAST, unbound_free, unbound_local
 from safe_eval.interpreter.specialize import BODY, PARAM, VALUE, Branch, if_compare_closure, if_return_closure
 from safe_eval.interpreter.specialize import CONST as CONST_OPERAND
 from safe_eval.membrane.proxies import HostExceptionClass, exception_class
@@ -560,7 +560,7 @@ class StmtCompiler(CompilerBase):
                             ex.__suppress_context__ = ex.__cause__ is not None
                             return run(f, ex)
                 raise
-            if orelse is not None:
+            if orelse is not None and r is None:  # break/continue/return in the body skip else
                 return orelse(f)
             return r
 
@@ -581,7 +581,40 @@ class StmtCompiler(CompilerBase):
         return try_finally
 
     def s_TryStar(self, node: ast.TryStar) -> St:
-        raise InternalError("'except*' is not supported")
+        """``except*``: the clauses run by ``exception_star.handle_star``; else/finally as in ``try``."""
+        from safe_eval.interpreter.exception_star import handle_star
+
+        body = self.block(node.body)
+        clauses = [self._handler(h) for h in node.handlers]  # a type is required by the grammar
+        orelse = self.block(node.orelse) if node.orelse else None
+        final = self.block(node.finalbody) if node.finalbody else None
+
+        def try_star(f: Frame) -> Any:
+            try:
+                r = body(f)
+            except _NOT_CATCHABLE:
+                raise
+            except BaseException as e:
+                handle_star(enter_guest(e), clauses, f, _NOT_CATCHABLE)
+                return None
+            if orelse is not None and r is None:
+                return orelse(f)
+            return r
+
+        if final is None:
+            return try_star
+
+        def try_finally(f: Frame) -> Any:
+            try:
+                r = try_star(f)
+            except BaseException as e:
+                r2 = final(f)
+                if r2 is not None and not isinstance(e, _NOT_CATCHABLE):
+                    return r2
+                raise
+            r2 = final(f)
+            return r2 if r2 is not None else r
+        return try_finally
 
     def _handler(self, h: ast.ExceptHandler) -> tuple[Any, Callable[[Frame, BaseException], Any]]:
         match = self.expr(h.type) if h.type is not None else None
@@ -670,6 +703,10 @@ class StmtCompiler(CompilerBase):
         if node.level:
             raise InternalError("relative imports are not supported")
         module = node.module or ""
+        if module == "__future__":
+            # every feature is on or meaningless here (annotations are never evaluated); the
+            # feature object is not bound: a documented divergence (it is a host object)
+            return lambda f: None
         names = [(a.name, self.store_name(a.asname or a.name)) for a in node.names if a.name != "*"]
         if len(names) != len(node.names):
             raise InternalError("'from ... import *' is not supported")
@@ -793,8 +830,7 @@ class StmtCompiler(CompilerBase):
 
             def del_fast(f: Frame) -> None:
                 if f[i] is UNBOUND and not quiet:
-                    raise UnboundLocalError(
-                        f"cannot access local variable '{name}' where it is not associated with a value")
+                    raise unbound_local(name)
                 f[i] = UNBOUND
             return del_fast
         if kind == CELL:
@@ -805,7 +841,7 @@ class StmtCompiler(CompilerBase):
                     del f[i].v
                 except AttributeError:
                     if not quiet:
-                        raise NameError(f"cannot access free variable '{name}'") from None
+                        raise unbound_free(name) from None
             return del_cell
         ns_index = 3 if scope.kind == "class" and kind != "global" else 0
 

@@ -219,10 +219,11 @@ class Function:
                 slot = code.kwslots.get(k)
                 if slot is None:
                     if extra is None:
-                        if k in code.posonly:
+                        if k in code.posonly:  # CPython names them all
+                            given = ", ".join(p for p in kwargs if p in code.posonly)
                             raise TypeError(
                                 f"{name}() got some positional-only arguments passed as keyword "
-                                f"arguments: '{k}'"
+                                f"arguments: '{given}'"
                             )
                         raise TypeError(f"{name}() got an unexpected keyword argument '{k}'")
                     extra[k] = v

@@ -83,6 +83,13 @@ def _body_runner(body: Callable[[Frame], Any], frame: Frame, info: CodeInfo, is_
     return run
 
 
+def _stops_the_host(e: BaseException) -> bool:
+    """A guest ``SystemExit``/``KeyboardInterrupt``/``BaseException`` leaving a generator the
+    HOST is driving (no run active): raised as it is, it would stop a host that catches only
+    ``Exception``; it leaves as a ``GuestError`` instead, as from a run."""
+    return not isinstance(e, (Exception, GeneratorExit)) and _compile_stmt.guest_raised(e)
+
+
 class _Resumable:
     """Shared machinery: resume the greenlet with a value or an exception."""
 
@@ -120,8 +127,12 @@ class _Resumable:
         try:
             g.parent = getcurrent()
             r = g.switch(value) if how == _SEND else g.throw(value)
-        except BaseException:
+        except BaseException as e:
             self._done = True
+            if ctx is None and _stops_the_host(e):
+                from safe_eval.interpreter.session import to_api_error
+
+                raise to_api_error(e) from None
             raise
         finally:
             self._running = False

@@ -15,13 +15,33 @@ Kinds:
 from __future__ import annotations
 
 import ast
+import sys
 
-__all__ = ["CELL", "CLASSDEREF", "FAST", "GLOBAL", "NAME", "Scope", "analyse_scopes", "FIRST_SLOT"]
+__all__ = ["CELL", "CLASSDEREF", "FAST", "GLOBAL", "NAME", "Scope", "analyse_scopes", "FIRST_SLOT",
+           "unbound_free", "unbound_local"]
 
 FAST, CELL, GLOBAL, NAME, CLASSDEREF = "fast", "cell", "global", "name", "classderef"
 
 # frame layout: [globals dict, budget, return value, (class ns for class bodies), slots...]
 FIRST_SLOT = 3
+
+
+def unbound_local(name: str) -> UnboundLocalError:
+    """The error CPython raises for a local read or deleted before assignment (its wording
+    changed in 3.11)."""
+    if sys.version_info >= (3, 11):
+        return UnboundLocalError(f"cannot access local variable '{name}' where it is not associated "
+                                 "with a value")
+    return UnboundLocalError(f"local variable '{name}' referenced before assignment")
+
+
+def unbound_free(name: str) -> NameError:
+    """The error for a free variable read before the enclosing function assigned it."""
+    if sys.version_info >= (3, 11):
+        return NameError(f"cannot access free variable '{name}' where it is not associated with a value "
+                         "in enclosing scope")
+    return NameError(f"free variable '{name}' referenced before assignment in enclosing scope")
+
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
@@ -292,6 +312,12 @@ def _link(scope: Scope, name: str) -> None:
     path = [scope]
     s = scope.parent
     while s is not None and s.kind != "module":
+        if s.kind == "function" and name in s.globals_:
+            # `global name` in an enclosing function: that function does not bind it, and (as
+            # in CPython's symtable, which drops it from the names visible below) neither does
+            # any function further out for the scopes inside: it is the module's name. A class
+            # body's `global` does not reach its methods (CPython passes the outer names on).
+            return
         if s.kind == "class":
             if name == "__class__":
                 s.class_cell = True

@@ -19,6 +19,7 @@ from typing import Any
 
 from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.runtime import UNBOUND, Frame
+from safe_eval.interpreter.scopes import unbound_local
 from safe_eval.limits.operators import guarded_contains
 
 __all__ = [
@@ -63,7 +64,7 @@ class Operand:
 
 
 def _unbound(name: str) -> None:
-    raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated with a value")
+    raise unbound_local(name)
 
 
 def _load(var: str, kind: str, src: str, name_src: str) -> str:

@@ -12,8 +12,10 @@ Three groups, merged into ``BUILTINS`` once at import:
    which replace any entry of the same name.
 
 Never provided: ``compile``, ``open``, ``__import__``, ``globals``, ``locals``, ``breakpoint``,
-``input``, ``help``, ``memoryview``, ``exit``/``quit``, ``SystemExit``/``KeyboardInterrupt``
-(raising them could stop a host that only catches ``Exception``). ``vars()`` and ``dir()``
+``input``, ``help``, ``memoryview``, ``exit``/``quit``. ``SystemExit``/``KeyboardInterrupt`` are
+provided (guest code raises and catches them): one the guest raised leaves a run as a
+``GuestError`` like any uncaught guest exception (``session.to_api_error``), never as the host
+exception that would stop a host catching only ``Exception``. ``vars()`` and ``dir()``
 without an argument (they would expose the interpreter's scope) raise ``TypeError``.
 """
 
@@ -50,7 +52,7 @@ FileExistsError FileNotFoundError InterruptedError IsADirectoryError NotADirecto
 PermissionError ProcessLookupError TimeoutError ChildProcessError BlockingIOError
 BaseExceptionGroup ExceptionGroup Warning UserWarning DeprecationWarning PendingDeprecationWarning
 SyntaxWarning RuntimeWarning FutureWarning ImportWarning UnicodeWarning BytesWarning
-ResourceWarning EncodingWarning""".split()
+ResourceWarning EncodingWarning SystemExit KeyboardInterrupt""".split()
 
 _MISSING: Any = object()
 

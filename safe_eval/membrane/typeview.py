@@ -19,7 +19,7 @@ from typing import Any
 
 from safe_eval.membrane.kinds import is_guest_defined_type
 
-__all__ = ["GUARDED_TYPE", "GuardedType", "OpaqueType", "reveal_type"]
+__all__ = ["GUARDED_TYPE", "GuardedType", "OpaqueType", "allow_construction", "reveal_type"]
 
 
 class _TypeLike:
@@ -89,6 +89,16 @@ _opaque: weakref.WeakKeyDictionary[type, OpaqueType] = weakref.WeakKeyDictionary
 
 # Classes of safe-eval that guest code may construct itself (curated module classes).
 _CONSTRUCTIBLE_PREFIX = "safe_eval.membrane.modules"
+# ... and interpreter classes registered one by one (asyncio's Queue, Lock, CancelledError ...)
+_CONSTRUCTIBLE: set[type] = set()
+
+
+def allow_construction(cls: type) -> type:
+    """Let the guest name, call and catch the interpreter class ``cls`` itself (not an opaque
+    stand-in). Its instances stay interpreter-internal (``kinds.is_internal_type``). Usable as
+    a class decorator."""
+    _CONSTRUCTIBLE.add(cls)
+    return cls
 
 
 def _opaque_for(cls: type) -> OpaqueType:
@@ -106,7 +116,7 @@ def reveal_type(cls: type) -> Any:
         return _opaque_for(cls)
     module = cls.__dict__.get("__module__", "")
     if isinstance(module, str) and module.startswith("safe_eval.") and not is_guest_defined_type(cls):
-        if not module.startswith(_CONSTRUCTIBLE_PREFIX):
+        if not module.startswith(_CONSTRUCTIBLE_PREFIX) and cls not in _CONSTRUCTIBLE:
             return _opaque_for(cls)
     if issubclass(cls, BaseException) and not is_guest_defined_type(cls):
         # ``type(e)("...")`` / ``e.__class__(...)`` of a caught host exception: its constructor

@@ -30,6 +30,8 @@ P005  source-too-long         more than ``max_chars`` characters
 P006  syntax-error            ``SyntaxError``/``IndentationError`` with its position
 P007  nesting-too-deep        nesting beyond the parser's or our ``max_depth`` limit
 P008  too-many-nodes          more than ``max_nodes`` AST nodes
+P009  compile-error           what CPython's compiler refuses in a parsed tree (``break``
+                              outside a loop, ``def f(x, x)``...): ``pipeline/compile_check.py``
 ====  ======================  ==========================================================
 """
 
@@ -37,6 +39,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from typing import Any
 
 from safe_eval._record import Frozen, Record, Shown
@@ -151,7 +154,10 @@ def _syntax_diag(exc: SyntaxError) -> Diagnostic:
         return _diag("P007", "nesting-too-deep", message,
                      "flatten the code: use intermediate variables or helper functions", line, col)
     hint = "fix the syntax error; the code must be valid Python 3.11"
-    if isinstance(exc, IndentationError):
+    if sys.version_info < (3, 11) and "except*" in (exc.text or "").replace(" ", ""):
+        message = "except* is new in Python 3.11; this host runs Python 3.10"
+        hint = "catch the group with a plain except, or run on Python 3.11+"
+    elif isinstance(exc, IndentationError):
         hint = "indent consistently with 4 spaces; a block needs at least one statement"
     return _diag("P006", "syntax-error", message, hint, line, col, end_line, end_col)
 

@@ -3,9 +3,14 @@
     check_policy(tree, policy, env_names) -> list[Diagnostic]        (stage "policy")
 
     T001 import-not-allowed     ``import os``, ``from x import y`` outside ``policy.imports``,
-                                relative imports
+                                relative imports (``from __future__ import ...`` is always
+                                allowed: every feature is a no-op in the interpreter)
     T002 unknown-name           a call of a name the code never defines, that is not in env
-                                and not a builtin (the typical hallucinated helper or tool)
+                                and not a builtin (the typical hallucinated helper or tool);
+                                a WARNING: CPython raises NameError only when the call runs
+                                (``try: missing() except NameError:`` is valid code), and so
+                                does the interpreter, whose name lookup sees the guest's
+                                namespace and the guest builtins, nothing else
     T003 tool-not-allowed       a call of an env callable no allow rule permits (or a deny rule
                                 refuses whatever its arguments; a ``deny ... raise`` rule is left
                                 to run time, where the guest meets it as a PermissionError)
@@ -89,6 +94,8 @@ def _check_imports(nodes: list[ast.AST], policy: Policy) -> list[Diagnostic]:
                         )
                     )
         elif isinstance(node, ast.ImportFrom):
+            if node.module == "__future__" and not node.level:
+                continue  # no-ops here (annotations are never evaluated); compile_check vets the names
             if node.level:
                 out.append(
                     _diag(node, "T001", "import-not-allowed", "relative imports are not allowed", hint)
@@ -199,7 +206,9 @@ def _unknown_name(
         if tools
         else "no tools are available: define the function yourself"
     )
-    return _diag(node, "T002", "unknown-name", f"`{name}` is not defined", hint)
+    line, col, end_line, end_col = span_of(node)
+    return Diagnostic("T002", "unknown-name", f"`{name}` is not defined", line, col, end_line, end_col,
+                      "policy", hint, "warning")
 
 
 def _check_tool_call(node: ast.Call, name: str, policy: Policy, env: Mapping[str, Any]) -> Diagnostic | None:

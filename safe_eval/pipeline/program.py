@@ -1,8 +1,9 @@
 """The checked program handed to the interpreter, and the static pipeline that builds it.
 
     analyse(source, policy=None, filename, env_names=()) -> (Program | None, [Diagnostic])
-        parse -> scrub -> restrict -> policy_check.check_policy; every stage runs and every
-        diagnostic is returned (sorted by position). The Program is None when there is any.
+        parse -> compile check -> scrub -> restrict -> policy_check.check_policy; every stage
+        runs and every diagnostic is returned (sorted by position). The Program is None when
+        there is an error (warnings alone do not stop the code).
     build_program(source, policy, filename, env_names=()) -> Program    raises PolicyViolation
 
 ``build_program`` is memoised in an LRU keyed by (source, filename, policy, env names), so a
@@ -24,6 +25,7 @@ from typing import Any
 from safe_eval._record import Frozen, Shown
 from safe_eval.diagnostics import Diagnostic
 from safe_eval.errors import InternalError, PolicyViolation, SafeEvalError
+from safe_eval.pipeline.compile_check import compile_errors
 from safe_eval.pipeline.parse import DEFAULT_PARSE_LIMITS, decode_source, parse
 from safe_eval.pipeline.scrub import scrub
 
@@ -78,17 +80,19 @@ def analyse(
 
     resolved = resolve_policy(policy)
     try:
+        diagnostics = compile_errors(parsed.tree, parsed.source)  # before scrub edits the tree
         annotations = scrub(parsed.tree, parsed.source)
-        diagnostics = restrict(parsed.nodes, parsed.source)
+        diagnostics += restrict(parsed.nodes, parsed.source)
         diagnostics += check_policy(parsed.tree, resolved, tuple(env_names))
     except SafeEvalError:
         raise
     except Exception as exc:  # a bug in a stage must not surface as an arbitrary exception
         raise InternalError(f"static check failed: {type(exc).__name__}: {exc}") from exc
-    if diagnostics:
-        diagnostics.sort(key=lambda d: (d.line, d.col))
+    diagnostics.sort(key=lambda d: (d.line, d.col))
+    if any(d.severity == "error" for d in diagnostics):
         return None, diagnostics
-    return Program(parsed.source, filename, parsed.tree, annotations), []
+    # warnings only (unknown names, which raise NameError when reached, as in CPython)
+    return Program(parsed.source, filename, parsed.tree, annotations), diagnostics
 
 
 @lru_cache(maxsize=CACHE_SIZE)

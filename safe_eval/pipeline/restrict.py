@@ -13,8 +13,7 @@ violation is collected as a ``Diagnostic`` with its real span (columns in charac
 evaluated) are checked too: nothing the model wrote escapes the rules.
 
 Rules KEPT from RP:
-  - node types without a reviewed handler are refused (R010), e.g. ``except*`` (``TryStar``,
-    which RP refuses as an escape route through ``ExceptionGroup``) and any node type a newer
+  - node types without a reviewed handler are refused (R010), e.g. any node type a newer
     Python adds;
   - frame/code/generator internals from ``INSPECT_ATTRIBUTES`` (R004), plus ``mro``;
   - ``metaclass=`` (R007; we refuse every class keyword: they feed ``__init_subclass__``);
@@ -41,6 +40,21 @@ Rules ADDED:
     .format``, ``Formatter().vformat``, f-string format specs);
   - forbidden dunder definitions with their reason (R006); ``type(name, bases, dict)`` (R008);
   - attribute writes on objects the code does not own (R013): ``math.pi = 3``.
+
+Node types newer than 3.10, reviewed one by one (``DENIED_NODES`` holds the refusals):
+
+=============  =======  =======  ==========================================================
+node           since    rule     why
+=============  =======  =======  ==========================================================
+TryStar        3.11     allowed  ``except*``: clauses match parts of a group with the host's
+                                 ``BaseExceptionGroup.split`` (``interpreter/exception_star``);
+                                 what the guest reads of a group is the membrane's to decide
+type_param     3.12     R010     abstract base of the three below
+TypeVar        3.12     R010     ``def f[T]``: T is a name the body and bases can evaluate
+ParamSpec      3.12     R010     ``def f[**P]``: as TypeVar
+TypeVarTuple   3.12     R010     ``def f[*Ts]``: as TypeVar
+TypeAlias      3.12     R010     ``type X = ...``: a lazily evaluated ``TypeAliasType``
+=============  =======  =======  ==========================================================
 
 Codes:
 
@@ -113,7 +127,7 @@ REFUSED_BUILTINS: dict[str, str] = {
 READABLE_DUNDERS: frozenset[str] = frozenset(
     {"__name__", "__qualname__", "__doc__", "__module__", "__class__", "__dict__", "__mro__",
      "__cause__", "__context__", "__suppress_context__", "__wrapped__", "__slots__",
-     "__match_args__"}
+     "__match_args__", "__notes__"}
 ) | DEFINABLE_DUNDERS
 WRITABLE_DUNDERS: frozenset[str] = frozenset(
     {"__name__", "__qualname__", "__doc__", "__module__", "__wrapped__", "__cause__",
@@ -153,6 +167,7 @@ _PLAIN_NODES: tuple[type[ast.AST], ...] = (
     ast.Module, ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor,
     ast.While, ast.If, ast.With, ast.AsyncWith, ast.withitem, ast.Raise, ast.Try, ast.Assert,
     ast.Delete, ast.Pass, ast.Break, ast.Continue, ast.Return, ast.Yield, ast.YieldFrom,
+    *([ast.TryStar] if hasattr(ast, "TryStar") else []),
     ast.Await, ast.Match, ast.match_case, ast.MatchValue, ast.MatchSingleton,
     ast.MatchSequence, ast.MatchOr, ast.BoolOp, ast.NamedExpr, ast.BinOp, ast.UnaryOp,
     ast.Lambda, ast.IfExp, ast.Dict, ast.Set, ast.ListComp, ast.SetComp, ast.DictComp,
@@ -163,13 +178,28 @@ _PLAIN_NODES: tuple[type[ast.AST], ...] = (
 )
 # Node types refused on purpose (never produced by exec-mode parsing on 3.11, or unsafe).
 DENIED_NODES: dict[str, str] = {
-    "TryStar": "except* is not supported (RestrictedPython refuses ExceptionGroup handlers)",
     "Interactive": "only module code is accepted", "Expression": "only module code is accepted",
     "FunctionType": "only module code is accepted", "TypeIgnore": "type comments are ignored",
     "Suite": "obsolete node type", "Param": "obsolete node type", "AugLoad": "obsolete node type",
     "AugStore": "obsolete node type", "Index": "obsolete node type", "ExtSlice": "obsolete node type",
     "Num": "obsolete node type", "Str": "obsolete node type", "Bytes": "obsolete node type",
     "NameConstant": "obsolete node type", "Ellipsis": "obsolete node type",
+    # 3.12 (PEP 695). Refused rather than ignored: a type parameter is a NAME the body can use
+    # (`class Box[T](Base[T])` evaluates `Base[T]`), and `type X = ...` builds a lazily
+    # evaluated typing.TypeAliasType whose value the host would evaluate outside our budgets.
+    "type_param": "type parameters (`def f[T]`, `class C[T]`) are not supported",
+    "TypeVar": "type parameters (`def f[T]`, `class C[T]`) are not supported",
+    "ParamSpec": "type parameters (`def f[**P]`) are not supported",
+    "TypeVarTuple": "type parameters (`def f[*Ts]`) are not supported",
+    "TypeAlias": "`type` alias statements are not supported",
+}
+# What to write instead of a refused node type (the generic hint otherwise).
+_DENIED_HINTS: dict[str, str] = {
+    "TypeVar": "drop the brackets: annotations are never evaluated in safe-eval, `def f(x: T)` "
+               "with `T = TypeVar('T')` from typing, or no annotation, runs the same",
+    "ParamSpec": "drop the brackets: annotations are never evaluated in safe-eval",
+    "TypeVarTuple": "drop the brackets: annotations are never evaluated in safe-eval",
+    "TypeAlias": "assign the type to a name instead: `Vector = list[float]`",
 }
 
 
@@ -298,7 +328,7 @@ class SafeEvalRules(RestrictingNodeTransformer):
         kind = node.__class__.__name__
         reason = DENIED_NODES.get(kind, f"{kind} is not supported: it has not been reviewed for safety")
         self.report("R010", "unsupported-syntax", node, reason,
-                    "rewrite this part with plain statements and expressions")
+                    _DENIED_HINTS.get(kind, "rewrite this part with plain statements and expressions"))
 
     # -- shared rules ---------------------------------------------------------------------
 

@@ -1,0 +1,1 @@
+(int("101", 2), int("-0x1A", 16), (255).bit_length(), (10).to_bytes(2, "big"), int.from_bytes(b"\x01\x00", "little"), (-7).bit_length(), (6).bit_count() if hasattr(int, "bit_count") else 2, int("0"), (3).conjugate(), (12).as_integer_ratio())

@@ -1,0 +1,6 @@
+log = []
+try:
+    log.append("try")
+    raise RuntimeError("oops")
+finally:
+    log.append("finally")

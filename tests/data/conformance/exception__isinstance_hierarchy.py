@@ -1,0 +1,1 @@
+(issubclass(ZeroDivisionError, ArithmeticError), issubclass(KeyError, LookupError), issubclass(FileNotFoundError, OSError), issubclass(RecursionError, RuntimeError), issubclass(UnicodeDecodeError, ValueError), issubclass(StopIteration, Exception), issubclass(GeneratorExit, Exception), issubclass(KeyboardInterrupt, Exception))

@@ -1,0 +1,7 @@
+def f():
+    """A docstring."""
+    return 1
+class C:
+    """Class doc."""
+    x = 1
+(f(), C.x)

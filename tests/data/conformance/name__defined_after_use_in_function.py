@@ -1,0 +1,5 @@
+def f():
+    return later()
+def later():
+    return "later"
+f()

@@ -1,0 +1,5 @@
+try:
+    result = undefined_helper(3)
+except NameError as e:
+    result = ("caught", str(e))
+result

@@ -1,0 +1,2 @@
+x = 1
+y = x + missing_variable

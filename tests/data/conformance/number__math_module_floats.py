@@ -1,0 +1,2 @@
+import math
+(math.pi, math.e, math.inf, math.isnan(math.nan), math.isinf(-math.inf), math.isclose(1.0, 1.0 + 1e-10), math.copysign(3, -0.0), math.fabs(-2), math.log(math.e), math.log(8, 2), math.log10(1000), math.log2(1024), math.exp(0), math.hypot(3, 4), math.degrees(math.pi), round(math.sin(math.pi / 2), 10), math.atan2(1, 1), math.fmod(-7, 3), math.modf(2.5), math.frexp(8.0), math.ldexp(0.5, 4))

@@ -1,0 +1,7 @@
+def todo():
+    pass
+def later():
+    ...
+class Empty:
+    pass
+(todo(), later(), type(Empty()).__name__, ..., Ellipsis is ...)

@@ -1,0 +1,1 @@
+("{} {}".format(1, 2), "{1} {0}".format("a", "b"), "{x}-{y}".format(x=1, y=2), "{0[1]}".format([5, 6]), "{:>6.2f}".format(3.14159), "{:,}".format(10 ** 6), "{!r}".format("s"), "{{literal}}".format(), "{:*^9}".format("mid"), "{0:b}".format(5))

@@ -1,0 +1,5 @@
+try:
+    "abc".index("z")
+except ValueError as e:
+    r = str(e)
+r

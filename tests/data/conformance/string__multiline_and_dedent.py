@@ -1,0 +1,6 @@
+import textwrap
+text = """\
+    first
+      second
+    third"""
+(textwrap.dedent(text), text.count("\n"), textwrap.indent("a\nb", "> "))

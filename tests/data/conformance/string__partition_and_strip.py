@@ -1,0 +1,1 @@
+(" x ".strip(), "xxhixx".strip("x"), "..a..".lstrip("."), "..a..".rstrip("."), "k=v=w".partition("="), "k=v=w".rpartition("="), "none".partition("="), "prefix_rest".removeprefix("prefix_"), "file.py".removesuffix(".py"))

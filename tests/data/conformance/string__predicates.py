@@ -1,0 +1,1 @@
+[(s, s.isdigit(), s.isalpha(), s.isalnum(), s.isspace(), s.isupper(), s.islower(), s.isidentifier(), s.isdecimal(), s.isnumeric(), s.istitle()) for s in ("123", "abc", "a1", " ", "ABC", "Abc Def", "_x", "½", "")]

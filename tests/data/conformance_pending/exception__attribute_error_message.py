@@ -1,0 +1,5 @@
+try:
+    (1).x
+except AttributeError as e:
+    r = str(e)
+r
