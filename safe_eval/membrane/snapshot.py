@@ -23,6 +23,7 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+from safe_eval.limits.budget import current
 from safe_eval.limits.operators import counting
 from safe_eval.membrane.modules._util import charge
 from safe_eval.policy.plain import plain, plain_name
@@ -73,39 +74,54 @@ def snapshot(value: Any) -> Any:
     """``value`` as exact builtin data, deeply; other objects are kept as leaves."""
     if type(value) in _SCALARS:
         return value
-    return _copy(value, {}, set())
+    return _Copier(current()).copy(value)
 
 
-def _copy(value: Any, memo: dict[int, Any], path: set[int]) -> Any:
-    t = type(value)
-    if t in _SCALARS:
-        return value
-    key = id(value)
-    done = memo.get(key)
-    if done is not None:
-        return done
-    if issubclass(t, list):
-        out: list[Any] = []
-        memo[key] = out
-        out.extend(_copy(item, memo, path) for item in snapshot_items(value))
-        return out
-    if issubclass(t, dict):
-        charge(dict.__len__(value))
-        table: dict[Any, Any] = {}
-        memo[key] = table
-        for k, v in list(dict.items(value)):
-            table[_copy(k, memo, path)] = _copy(v, memo, path)
-        return table
-    if issubclass(t, tuple | set | frozenset):
-        if key in path:
-            # a tuple reached again through a list inside it: it cannot exist before its items
-            raise ValueError("Circular reference detected")
-        path.add(key)
-        items = [_copy(item, memo, path) for item in snapshot_items(value)]
-        path.discard(key)
-        kind = tuple if issubclass(t, tuple) else frozenset if issubclass(t, frozenset) else set
-        built = kind(items)
-        memo[key] = built
-        return built
-    copied, complete = plain(value)  # scalar subclasses, bytearray, exact Decimal/Fraction
-    return copied if complete else value
+class _Copier:
+    """One snapshot: the copies made so far (shared parts stay shared, cycles stay cycles)."""
+
+    __slots__ = ("budget", "memo", "path")
+
+    def __init__(self, budget: Any) -> None:
+        self.budget = budget
+        self.memo: dict[int, Any] = {}
+        self.path: set[int] = set()  # tuples and sets being built: they cannot contain themselves
+
+    def pay(self, items: int) -> None:
+        if self.budget is not None:
+            self.budget.charge(items)
+
+    def copy(self, value: Any) -> Any:
+        t = type(value)
+        if t in _SCALARS:
+            return value
+        key = id(value)
+        done = self.memo.get(key)
+        if done is not None:
+            return done
+        if issubclass(t, list):
+            self.pay(list.__len__(value))
+            out: list[Any] = []
+            self.memo[key] = out
+            out.extend([self.copy(item) for item in list.copy(value)])
+            return out
+        if issubclass(t, dict):
+            self.pay(dict.__len__(value))
+            table: dict[Any, Any] = {}
+            self.memo[key] = table
+            for k, v in list(dict.items(value)):
+                table[self.copy(k)] = self.copy(v)
+            return table
+        if issubclass(t, tuple | set | frozenset):
+            if key in self.path:
+                # a tuple reached again through a list inside it: it cannot exist before its items
+                raise ValueError("Circular reference detected")
+            self.path.add(key)
+            items = [self.copy(item) for item in snapshot_items(value)]
+            self.path.discard(key)
+            kind = tuple if issubclass(t, tuple) else frozenset if issubclass(t, frozenset) else set
+            built = kind(items)
+            self.memo[key] = built
+            return built
+        copied, complete = plain(value)  # scalar subclasses, bytearray, exact Decimal/Fraction
+        return copied if complete else value
