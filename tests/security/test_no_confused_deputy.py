@@ -448,10 +448,11 @@ class K:
 @pytest.mark.parametrize("call", [
     "textwrap.indent(S('a\\n' * 20000), 'p' * 2000)",
     "base64.b64encode(B(b'x' * 200_000))",
-], ids=["textwrap-indent", "base64"])
+    "string.Template('$a' * 20000).substitute(a=S('x' * 2000))",
+], ids=["textwrap-indent", "base64", "template-substitute"])
 def test_text_leaves_size_the_stored_text_not_what_a_subclass_len_claims(call):
     attack = f'''
-import base64, textwrap
+import base64, string, textwrap
 class S(str):
     def __len__(self):
         return 0
