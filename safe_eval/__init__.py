@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING, Any
 
-from safe_eval.api import Evaluator, Result, safe_callable, safe_eval, safe_exec
+from safe_eval.api import Evaluator, Result, refill, safe_callable, safe_eval, safe_exec
 from safe_eval.errors import (
     GuestError,
     InternalError,
@@ -28,6 +28,7 @@ __all__ = [
     "Result",
     "SafeEvalError",
     "check",
+    "refill",
     "safe_callable",
     "safe_eval",
     "safe_exec",

@@ -14,7 +14,7 @@ a mapping, a non-str key) is a ``TypeError``.
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
+import types
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -27,10 +27,11 @@ from safe_eval.interpreter.namespace import NamespaceRegistry
 from safe_eval.interpreter.session import run_guarded
 from safe_eval.limits.budget import Budget
 from safe_eval.limits.model import Limits
+from safe_eval.pipeline.cache import BoundedCache
 from safe_eval.pipeline.program import build_program
 from safe_eval.policy import Policy, resolve_policy
 
-__all__ = ["Evaluator", "Result", "safe_callable", "safe_eval", "safe_exec"]
+__all__ = ["Evaluator", "Result", "refill", "safe_callable", "safe_eval", "safe_exec"]
 
 LimitsLike = Limits | Mapping[str, Any] | None
 _NO_NAMES: frozenset[str] = frozenset()
@@ -58,7 +59,12 @@ class Result(Frozen, Record):
 
 class Evaluator:
     """Configuration (policy, limits, filename) plus an LRU of compiled programs, so
-    re-evaluating the same text skips parse, scrub, restrict, policy check and compile."""
+    re-evaluating the same text skips parse, scrub, restrict, policy check and compile.
+
+    Nothing a run makes is kept here: the LRU is bounded in bytes (``pipeline/cache.py``) and
+    never holds what guest ``exec``/``eval`` compiled, and the guest namespaces of ``env`` dicts
+    are held weakly (``interpreter/namespace.py``), so a run's data lives only as long as the
+    host keeps its ``env`` or its results."""
 
     def __init__(
         self,
@@ -69,6 +75,8 @@ class Evaluator:
         echo: bool = False,
         audit: Callable[..., Any] | None = None,
         cache_size: int = 256,
+        # compiled programs kept, estimated bytes (see pipeline/cache.py)
+        cache_bytes: int = 16 * 2**20,
     ) -> None:
         self.policy: Policy = resolve_policy(policy)
         self.limits: Limits = _merge(self.policy.limits, limits)
@@ -76,27 +84,29 @@ class Evaluator:
         self.echo = echo
         self.audit = audit
         self.cache_size = cache_size
-        self._cache: OrderedDict[Any, CompiledModule] = OrderedDict()
-        # guest namespaces of recent env dicts (a REPL loop reuses one: see namespace.py)
+        self._cache = BoundedCache(cache_size, cache_bytes)
+        # guest namespaces of the env dicts in use (a REPL loop reuses one: see namespace.py)
         self._spaces = NamespaceRegistry()
 
     # -- compiling -------------------------------------------------------------------------
-    def compile(self, code: Any, env_names: frozenset[str] = frozenset()) -> CompiledModule:
-        key = (code, env_names) if isinstance(code, str) else None
+    def compile(self, code: Any, env_names: frozenset[str] = frozenset(), *,
+                cache: bool = True) -> CompiledModule:
+        """The compiled module for ``code``; ``cache=False`` neither reads nor fills a cache
+        (guest ``exec``/``eval`` strings: a run must not leave its programs behind)."""
+        key = (code, env_names) if cache and isinstance(code, str) else None
         if key is not None:
-            hit = self._cache.get(key)
+            hit: CompiledModule | None = self._cache.get(key)
             if hit is not None:
                 self._cache.move_to_end(key)
                 return hit
-        program = build_program(code, self.policy, self.filename, env_names=env_names)
+        program = build_program(code, self.policy, self.filename, env_names=env_names, cache=cache)
         compiled = program.compiled.get("module")
         if compiled is None:
-            compiled = program.compiled["module"] = compile_module(
-                program.tree, program.source, program.filename, program.annotations)
+            compiled = compile_module(program.tree, program.source, program.filename, program.annotations)
+            if cache:
+                program.compiled["module"] = compiled
         if key is not None:
-            self._cache[key] = compiled
-            if len(self._cache) > self.cache_size:
-                self._cache.popitem(last=False)
+            self._cache.put(key, compiled, program.nbytes)
         return compiled
 
     # -- running ---------------------------------------------------------------------------
@@ -134,7 +144,7 @@ class Evaluator:
             compiled = self.compile(code, names)
         lim = self.limits if limits is None else _merge(self.limits, limits)
         budget = Budget(lim, echo=True) if self.echo else Budget(lim)
-        ctx = RunContext(budget, policy, self.audit, self.run_nested, self.filename)
+        ctx = RunContext(budget, policy, self.audit, self.run_nested, self.filename, None, None, ns)
         start = time.perf_counter() if timed else 0.0
         try:
             value = run_guarded(ctx, compiled.run, g, budget)
@@ -151,7 +161,7 @@ class Evaluator:
         if ctx is None:
             raise RuntimeError("run_nested outside an evaluation")
         g = {} if globals is None else globals
-        compiled = self.compile(source, frozenset(g))
+        compiled = self.compile(source, frozenset(g), cache=False)
         if mode == "eval":
             if compiled.body is not None or compiled.last is None:
                 raise SyntaxError("eval() arg must be a single expression")
@@ -171,6 +181,9 @@ def _merge(base: Limits, override: LimitsLike) -> Limits:
 
 
 _EVALUATORS: dict[Any, Evaluator] = {}
+# the shared evaluators of the module-level functions, one per policy (each caches at most its
+# cache_bytes of compiled programs, so together they hold at most 16 x 16 MB)
+_SHARED_EVALUATORS = 16
 
 
 def _evaluator(policy: Any) -> Evaluator:
@@ -178,7 +191,7 @@ def _evaluator(policy: Any) -> Evaluator:
     if ev is None:
         ev = Evaluator(policy)
         if policy is None or isinstance(policy, (str, Policy)):
-            if len(_EVALUATORS) > 64:
+            if len(_EVALUATORS) >= _SHARED_EVALUATORS:
                 _EVALUATORS.clear()
             _EVALUATORS[policy] = ev
     return ev
@@ -223,3 +236,41 @@ def safe_callable(code: Any, name: str | None = None, *, expected: Any = None, p
 
         return check_callable(fn, expected)
     return fn
+
+
+def refill(obj: Any) -> None:
+    """Give host calls into the results of the run that made ``obj`` (a decoded function, a
+    returned generator, a guest class or an instance of one) their full allowance again.
+
+    Every host call into a run's results (calling a decoded function, ``repr``/``==``/``hash``/
+    iteration of returned guest objects, resuming a returned generator) draws on one bound of
+    that run's limits, so a sequence of such calls cannot multiply them; the host decides when
+    to grant more (``limits/result_bound.py``). A ``TypeError`` for anything no run made."""
+    from safe_eval.interpreter.functions import Function
+
+    bound = None
+    if isinstance(obj, types.MethodType):
+        obj = obj.__func__
+    if isinstance(obj, Function):
+        bound = obj.origin.bound if obj.origin is not None else None
+    else:
+        from safe_eval.interpreter import generators
+
+        if isinstance(obj, generators.Resumable):
+            origin = obj._origin
+            bound = origin.bound if origin is not None else None
+        else:
+            # a guest class, or an instance of one: its methods carry the run's Origin. Only
+            # class dicts are read (a mappingproxy of the interpreter's own Functions): no
+            # guest code runs here.
+            cls = obj if isinstance(obj, type) else type(obj)
+            for klass in type.__dict__["__mro__"].__get__(cls):
+                for value in type.__dict__["__dict__"].__get__(klass).values():
+                    if type(value) is Function and value.origin is not None:
+                        bound = value.origin.bound
+                        break
+                if bound is not None:
+                    break
+    if bound is None:
+        raise TypeError(f"no safe-eval run made this {type(obj).__name__} object")
+    bound.refill()

@@ -1,31 +1,41 @@
-"""The context of the evaluation running on this thread.
+"""The context of the run in progress: per run, not per thread.
 
 Builtins, module wrappers and tools are shared singletons; when guest code calls one, it
 finds the budget to charge, the policy to obey and the audit hook to tell through
 ``current_context()``. The interpreter activates a context whenever guest code runs: a
-top-level evaluation, and every later host call of a guest function (with a fresh budget).
+top-level evaluation, and every later host call of a guest function (under the run's
+``ResultBound``, see ``limits/result_bound.py``).
+
+The active context is a ``contextvars.ContextVar``, never a ``threading.local``: threads,
+asyncio tasks and greenlets (gevent/eventlet servers interleave requests on one thread) each
+see their own. Two requests interleaved on one thread therefore each have their tool calls
+decided by their own policy and audited by their own hook. Guest generator bodies run on
+greenlets of their own; ``interpreter/generators.py`` hands each resumed body the context
+of whoever resumed it.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any
 
 from safe_eval._record import Shown
 
 if TYPE_CHECKING:
     from safe_eval.limits.budget import Budget
+    from safe_eval.limits.result_bound import ResultBound
     from safe_eval.policy.model import Policy
 
-__all__ = ["RunContext", "activate", "current_context"]
+__all__ = ["RunContext", "activate", "current_context", "on_run_exit", "outermost"]
 
 
 class RunContext(Shown):
     """Mutable, compared by identity (a plain class, not a dataclass: see ``safe_eval._record``)."""
 
-    _fields = ("budget", "policy", "audit", "run_nested", "filename", "extra")
+    __slots__ = ("budget", "policy", "audit", "run_nested", "filename", "extra", "bound", "keep", "root")
+    _fields = ("budget", "policy", "audit", "run_nested", "filename", "extra", "bound")
     __match_args__ = ("budget", "policy", "audit", "run_nested", "filename", "extra")
 
     def __init__(
@@ -39,6 +49,12 @@ class RunContext(Shown):
         run_nested: Callable[..., Any] | None = None,
         filename: str = "<safe-eval>",
         extra: dict[str, Any] | None = None,
+        # the bound every later host call into what this run returns draws on (None: the
+        # run's objects get a bound of their own when first created, see compiler._origin)
+        bound: ResultBound | None = None,
+        # what every guest object made in this run keeps alive (the guest namespace of the
+        # host's env dict, which the registry holds only weakly: see interpreter/namespace.py)
+        keep: Any = None,
     ) -> None:
         self.budget = budget
         self.policy = policy
@@ -46,27 +62,64 @@ class RunContext(Shown):
         self.run_nested = run_nested
         self.filename = filename
         self.extra: dict[str, Any] = {} if extra is None else extra
+        self.bound = bound
+        self.keep = keep
+        # the outermost context of the run this one is nested in (itself when outermost)
+        self.root: RunContext = self
 
 
-_local = threading.local()
+# The one place the active run is kept. Its value is private to this module: other modules
+# read it through current_context() and change it through activate()/enter()/leave().
+_current: ContextVar[RunContext | None] = ContextVar("safe_eval_run", default=None)
+
+current_context = _current.get  # the hot read: a bound C method, no Python frame
+# the hot entry and exit of an outermost run (``session.run_guarded``, where no run is active,
+# so the context is its own root): bound C methods, no Python frame
+enter_outermost = _current.set
+exit_outermost = _current.reset
 
 
-def _stack() -> list[RunContext]:
-    stack: list[RunContext] | None = getattr(_local, "stack", None)
-    if stack is None:
-        stack = _local.stack = []
-    return stack
+def enter(ctx: RunContext) -> Any:
+    """Make ``ctx`` the active context (nested in the active one, if any); returns the token
+    ``leave`` takes. For callers that must restore in a retry loop (``session.run_guarded``)."""
+    parent = _current.get()
+    ctx.root = ctx if parent is None else parent.root
+    return _current.set(ctx)
+
+
+def leave(token: Any) -> None:
+    """Undo ``enter``; idempotent (a watchdog delivery may interrupt the caller's clean-up,
+    which then calls this again)."""
+    try:
+        _current.reset(token)
+    except RuntimeError:  # already reset by the interrupted attempt
+        pass
+
+
+@contextmanager
+def activate(ctx: RunContext) -> Iterator[RunContext]:
+    token = enter(ctx)
+    try:
+        yield ctx
+    finally:
+        _current.reset(token)
+
+
+def outermost() -> RunContext | None:
+    """The outermost context of the run in progress (None outside any run)."""
+    ctx = _current.get()
+    return None if ctx is None else ctx.root
 
 
 def on_run_exit(undo: Callable[[], Any]) -> None:
-    """Have the outermost evaluation running on this thread call ``undo`` when it ends, however
+    """Have the outermost context of the run in progress call ``undo`` when it ends, however
     it ends: for host state a curated module must change for the guest's sake and put back
     (the thread's decimal context). ``undo`` must be idempotent: the end of a run retries its
     clean-up when the watchdog interrupts it."""
-    stack = _stack()
-    if not stack:
+    root = outermost()
+    if root is None:
         return
-    stack[0].extra.setdefault(UNDO_KEY, []).append(undo)
+    root.extra.setdefault(UNDO_KEY, []).append(undo)
 
 
 def run_undo_hooks(ctx: RunContext) -> None:
@@ -79,18 +132,3 @@ def run_undo_hooks(ctx: RunContext) -> None:
 
 
 UNDO_KEY = "undo-on-exit"
-
-
-def current_context() -> RunContext | None:
-    stack = _stack()
-    return stack[-1] if stack else None
-
-
-@contextmanager
-def activate(ctx: RunContext) -> Iterator[RunContext]:
-    stack = _stack()
-    stack.append(ctx)
-    try:
-        yield ctx
-    finally:
-        stack.pop()

@@ -12,14 +12,13 @@ me when someone calls its ``wake``: what the primitives of ``aio_sync`` wait on)
 from __future__ import annotations
 
 import heapq
-import threading
 from collections import deque
 from collections.abc import Generator
 from typing import Any
 
 from greenlet import GreenletExit
 
-from safe_eval.context import current_context
+from safe_eval.context import current_context, outermost
 from safe_eval.errors import SafeEvalError
 from safe_eval.interpreter.functions import Function
 from safe_eval.interpreter.generators import GuestCoroutine
@@ -37,12 +36,18 @@ TimeoutError = TimeoutError
 _SEND, _THROW = 0, 1
 
 
-class _Running(threading.local):
-    def __init__(self) -> None:
-        self.loops: list[_Loop] = []
+_LOOPS = "asyncio-loops"
 
 
-_running_loops = _Running()
+def _loops() -> list[_Loop]:
+    """The guest event loops running in this run, innermost last: kept on the run's outermost
+    context, never per thread, so runs interleaved on one thread (greenlets) never see each
+    other's loop (a task one run schedules never runs under another run's policy)."""
+    root = outermost()
+    if root is None:
+        return []
+    loops: list[_Loop] = root.extra.setdefault(_LOOPS, [])
+    return loops
 
 
 @allow_construction  # guest code raises and catches it
@@ -251,7 +256,7 @@ _TIMED_OUT: Any = object()
 
 
 def _running() -> _Loop:
-    loops = _running_loops.loops
+    loops = _loops()
     if not loops:
         raise RuntimeError("no running event loop")
     return loops[-1]
@@ -271,7 +276,7 @@ def _ensure_task(aw: Any, loop: _Loop) -> Task:
 
 # -- the asyncio API -----------------------------------------------------------------------
 def run(main: Any, *, debug: bool | None = None) -> Any:
-    loops = _running_loops.loops
+    loops = _loops()
     if loops:
         raise RuntimeError("asyncio.run() cannot be called from a running event loop")
     if not isinstance(main, GuestCoroutine):

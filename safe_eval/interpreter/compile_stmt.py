@@ -19,7 +19,7 @@ from safe_eval.interpreter.specialize import BODY, PARAM, VALUE, Branch, if_comp
 from safe_eval.interpreter.specialize import CONST as CONST_OPERAND
 from safe_eval.membrane.proxies import HostExceptionClass, exception_class
 
-__all__ = ["StmtCompiler", "guest_raised", "enter_guest"]
+__all__ = ["Discarded", "StmtCompiler", "guest_raised", "enter_guest"]
 
 St = Callable[[Frame], Any]
 Store = Callable[[Frame, Any], None]
@@ -27,6 +27,12 @@ Store = Callable[[Frame, Any], None]
 # added by ``generators`` when it imports greenlet (and by the session when the host imported
 # greenlet itself): until then no GreenletExit can exist. Read as a global at run time.
 _NOT_CATCHABLE: tuple[type[BaseException], ...] = (SafeEvalError,)
+
+
+class Discarded(BaseException):
+    """Thrown into the suspended body of a guest generator dropped outside the run that made
+    it (see ``generators.Resumable.__del__``): unwinds the body without running any guest code,
+    so neither ``except`` nor ``finally`` (nor ``with``'s ``__exit__``) sees it."""
 
 
 def _identity(v: Any) -> Any:
@@ -572,6 +578,8 @@ class StmtCompiler(CompilerBase):
             try:
                 r = inner(f)
             except BaseException as e:
+                if e.__class__ is Discarded:  # the run is over: no guest code runs
+                    raise
                 r2 = final(f)
                 if r2 is not None and not isinstance(e, _NOT_CATCHABLE):
                     return r2

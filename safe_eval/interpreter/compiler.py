@@ -14,12 +14,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from safe_eval.context import current_context
 from safe_eval.interpreter import classes, tracebacks
 from safe_eval.interpreter.compile_expr import ExprCompiler
 from safe_eval.interpreter.compile_match import MatchCompiler
 from safe_eval.interpreter.compile_stmt import StmtCompiler, annotation_text
-from safe_eval.interpreter.functions import FuncCode, Function, Origin
+from safe_eval.interpreter.functions import FuncCode, Function, current_origin
 from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
 from safe_eval.interpreter.scopes import FIRST_SLOT, Scope, analyse_scopes
 from safe_eval.interpreter.tracebacks import CodeInfo
@@ -78,17 +77,6 @@ def compile_module(tree: ast.Module, source: str, filename: str,
                    annotations: dict[int, dict[str, ast.expr]] | None = None) -> CompiledModule:
     c = Compiler(tree, source, filename, annotations or {})
     return c.module(tree)
-
-
-def _origin() -> Origin | None:
-    ctx = current_context()
-    if ctx is None:
-        return None
-    o = ctx.extra.get("origin")
-    if o is None:
-        o = ctx.extra["origin"] = Origin(ctx.policy, ctx.budget.limits, ctx.filename, ctx.run_nested,
-                                         ctx.audit)
-    return o
 
 
 class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
@@ -186,7 +174,7 @@ class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
             defs = tuple([d(f) for d in defaults]) if defaults else ()
             kwd = {k: d(f) for k, d in kwdefaults} if kwdefaults else None
             closure = tuple([f[i] for i in closure_slots]) if closure_slots else ()
-            return Function(code, f[0], defs, kwd, closure, _origin())
+            return Function(code, f[0], defs, kwd, closure, current_origin())
         return make
 
     def _annotations(self, node: ast.AST) -> dict[str, str]:

@@ -16,6 +16,7 @@ from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.marks import mark
 from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
 from safe_eval.interpreter.tracebacks import CodeInfo
+from safe_eval.limits.result_bound import ResultBound
 
 # inspect (about 5 ms to import) is loaded when a signature is asked for, not at cold start
 if TYPE_CHECKING:
@@ -88,17 +89,38 @@ class FuncCode:
 
 
 class Origin:
-    """The policy and limits a function was defined under (for later host calls)."""
+    """The run a function was defined in, for later host calls: its policy, limits and audit
+    hook, the ``ResultBound`` every host call into the run's objects draws on, and what the
+    run's objects keep alive (``keep``: the guest namespace they were defined in)."""
 
-    __slots__ = ("policy", "limits", "filename", "run_nested", "audit")
+    __slots__ = ("policy", "limits", "filename", "run_nested", "audit", "bound", "keep")
 
     def __init__(self, policy: Any, limits: Any, filename: str, run_nested: Callable[..., Any] | None = None,
-                 audit: Callable[..., Any] | None = None) -> None:
+                 audit: Callable[..., Any] | None = None, bound: ResultBound | None = None,
+                 keep: Any = None) -> None:
         self.policy = policy
         self.limits = limits
         self.filename = filename
         self.run_nested = run_nested
         self.audit = audit
+        self.bound = ResultBound(limits) if bound is None else bound
+        self.keep = keep
+
+
+def current_origin() -> Origin | None:
+    """The Origin of the run in progress (one per context, made at its first function or
+    generator). A context opened for a host call carries the bound of the run it calls into,
+    so objects made during that call share it."""
+    ctx = current_context()
+    if ctx is None:
+        return None
+    o: Origin | None = ctx.extra.get("origin")
+    if o is None:
+        if ctx.bound is None:
+            ctx.bound = ResultBound(ctx.budget.limits)
+        o = ctx.extra["origin"] = Origin(ctx.policy, ctx.budget.limits, ctx.filename, ctx.run_nested,
+                                         ctx.audit, ctx.bound, ctx.keep)
+    return o
 
 
 @mark

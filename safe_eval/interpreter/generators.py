@@ -12,21 +12,27 @@ wraps its own ``yield`` values in ``_AsyncYield`` so ``__anext__`` can tell them
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterator
+from contextvars import Context
 from typing import Any
 
 from greenlet import GreenletExit, getcurrent, greenlet
+from greenlet import error as greenlet_error
 
-from safe_eval.context import RunContext, activate, current_context
-from safe_eval.errors import SafeEvalError
+from safe_eval.context import current_context
+from safe_eval.errors import OpLimit, SafeEvalError
 from safe_eval.interpreter import compile_stmt as _compile_stmt
 from safe_eval.interpreter import tracebacks
+from safe_eval.interpreter.compile_stmt import Discarded
+from safe_eval.interpreter.functions import Origin, current_origin
 from safe_eval.interpreter.marks import mark
 from safe_eval.interpreter.runtime import Frame
 from safe_eval.interpreter.tracebacks import CodeInfo
+from safe_eval.limits.budget import Budget
+from safe_eval.limits.model import Limits
 
 # greenlet is loaded with this module (the first generator, coroutine or async construct):
 # from now on a guest ``except`` must not catch GreenletExit (see compile_stmt._NOT_CATCHABLE)
-_compile_stmt._NOT_CATCHABLE = (SafeEvalError, GreenletExit)
+_compile_stmt._NOT_CATCHABLE = (SafeEvalError, GreenletExit, Discarded)
 
 __all__ = [
     "GuestAsyncGenerator", "GuestCoroutine", "GuestGenerator", "async_iterate", "await_value",
@@ -83,17 +89,10 @@ def _body_runner(body: Callable[[Frame], Any], frame: Frame, info: CodeInfo, is_
     return run
 
 
-def _stops_the_host(e: BaseException) -> bool:
-    """A guest ``SystemExit``/``KeyboardInterrupt``/``BaseException`` leaving a generator the
-    HOST is driving (no run active): raised as it is, it would stop a host that catches only
-    ``Exception``; it leaves as a ``GuestError`` instead, as from a run."""
-    return not isinstance(e, (Exception, GeneratorExit)) and _compile_stmt.guest_raised(e)
-
-
-class _Resumable:
+class Resumable:
     """Shared machinery: resume the greenlet with a value or an exception."""
 
-    __slots__ = ("_g", "_frame", "_info", "_started", "_done", "_running", "_policy", "__weakref__")
+    __slots__ = ("_g", "_frame", "_info", "_started", "_done", "_running", "_origin", "__weakref__")
 
     def __init__(self, body: Callable[[Frame], Any], frame: Frame, info: CodeInfo, is_async: bool) -> None:
         self._g = _GuestGreenlet(_body_runner(body, frame, info, is_async))
@@ -102,8 +101,9 @@ class _Resumable:
         self._started = False
         self._done = False
         self._running = False
-        ctx = current_context()
-        self._policy = ctx.policy if ctx is not None else None
+        # the run that made it: a host resume or close later runs under its policy and audit,
+        # on a budget drawn from its ResultBound
+        self._origin: Origin | None = current_origin()
 
     @property
     def __name__(self) -> str:
@@ -114,10 +114,11 @@ class _Resumable:
         if self._running:
             raise ValueError(f"{self._kind()} already executing")
         ctx = current_context()
+        if ctx is None:  # the host resumes a generator a run returned: run under that run
+            resumed: tuple[bool, Any] = _host_call(self._origin, lambda: self._resume(how, value))
+            return resumed
         frame = self._frame
-        if ctx is not None:
-            frame[1] = ctx.budget
-        b = frame[1]
+        frame[1] = b = ctx.budget
         b.depth += 1
         if b.depth > b.max_depth:
             b.too_deep()
@@ -125,14 +126,16 @@ class _Resumable:
         self._running = True
         self._started = True
         try:
-            g.parent = getcurrent()
+            cur = getcurrent()
+            g.parent = cur
+            # the body sees the context of whoever resumes it (a greenlet starts with an empty
+            # one): its tool calls are decided and audited by the run in progress
+            g.gr_context = cur.gr_context
             r = g.switch(value) if how == _SEND else g.throw(value)
-        except BaseException as e:
+        except BaseException:
+            # (a host resume runs inside session.call_in_run, whose run_guarded turns a guest
+            # SystemExit/BaseException into a GuestError: it never stops the host)
             self._done = True
-            if ctx is None and _stops_the_host(e):
-                from safe_eval.interpreter.session import to_api_error
-
-                raise to_api_error(e) from None
             raise
         finally:
             self._running = False
@@ -159,6 +162,9 @@ class _Resumable:
         if not self._started or self._done:
             self._done = True
             return
+        if current_context() is None:  # a host close: under the run that made it
+            _host_call(self._origin, self._close)
+            return
         try:
             finished, _ = self._resume(_THROW, GeneratorExit())
         except (GeneratorExit, StopIteration, StopAsyncIteration):
@@ -167,23 +173,42 @@ class _Resumable:
             raise RuntimeError(f"{self._kind()} ignored GeneratorExit")
 
     def __del__(self) -> None:
-        # a generator dropped while suspended: run its finally blocks now, under a small
-        # fresh budget, never on the budget of whatever host code triggered the collection
-        if not self._started or self._done or self._policy is None:
+        # A generator dropped while suspended. Inside the run that made it (or a host call
+        # drawing on that run's bound) its finally blocks run now, under that run's budget,
+        # policy and audit hook, as CPython would run them. Anywhere else (a later run, host
+        # code, another thread) no guest code runs at all: the body is unwound with
+        # ``Discarded``, which no ``except``/``finally``/``__exit__`` sees.
+        if not self._started or self._done or self._running:
+            return
+        ctx = current_context()
+        origin = self._origin
+        try:
+            if (ctx is not None and origin is not None and ctx.bound is origin.bound
+                    and ctx.budget.exhausted is None):
+                self._close()
+            else:
+                self._discard()
+        except BaseException:
+            pass  # as CPython: an exception in a finalizer is not the host's to handle
+
+    def _discard(self) -> None:
+        self._done = True
+        g = self._g
+        if g.dead:
             return
         try:
-            from safe_eval.limits.budget import Budget
-            from safe_eval.limits.model import Limits
-
-            b = Budget(Limits(time=0.05, ops=10_000, recursion=50, output=4096))
-            with activate(RunContext(b, self._policy)):
-                self._close()
-        except BaseException:
-            pass
+            g.parent = getcurrent()
+            g.throw(Discarded)
+        except greenlet_error:
+            # dropped on another thread: greenlet unwinds it later on its own thread with
+            # GreenletExit; give it an empty context there, so no tool call finds a policy
+            # (call_tool refuses outside a run) and the body's budget is the spent one
+            g.gr_context = Context()
+            self._frame[1] = _SPENT
 
 
 @mark
-class GuestGenerator(_Resumable):
+class GuestGenerator(Resumable):
     __slots__ = ()
 
     @staticmethod
@@ -243,7 +268,7 @@ class GuestCoroutine(GuestGenerator):
 
 
 @mark
-class GuestAsyncGenerator(_Resumable):
+class GuestAsyncGenerator(Resumable):
     __slots__ = ()
 
     def _kind(self) -> str:
@@ -315,6 +340,22 @@ class _AClose:
         raise RuntimeError("async generator ignored GeneratorExit")
 
 
+def _spent() -> Budget:
+    b = Budget(Limits())
+    b.exhausted = OpLimit("the run that made this generator is over")
+    b.fuel = 0
+    return b
+
+
+_SPENT = _spent()
+
+
+def _host_call(origin: Origin | None, call: Callable[[], Any]) -> Any:
+    from safe_eval.interpreter.session import call_in_run
+
+    return call_in_run(origin, call)
+
+
 def make_generator(fn: Any, frame: Frame) -> Any:
     code = fn.code
     if code.is_async and code.is_generator:
@@ -334,7 +375,7 @@ def _delegate(it: Any) -> Any:
     while True:
         try:
             v = _suspend(y)
-        except (GreenletExit, SafeEvalError):
+        except (GreenletExit, SafeEvalError, Discarded):
             raise
         except GeneratorExit:
             close = getattr(it, "close", None)

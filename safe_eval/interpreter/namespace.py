@@ -10,12 +10,18 @@ separate dict kept in sync with ``env`` in both directions:
     after a run    names the guest bound, rebound or deleted are written back to ``env``
 
 ``pairs[name] = (env value, guest value)`` records what each side held after the last sync.
-A bounded registry (most recently used ``env`` dicts) keeps the namespaces; an evicted
-``env`` simply starts a fresh namespace on its next use.
+
+The registry holds the namespaces weakly: nothing outlives a run unless the host keeps it. A
+namespace lives while a guest object made in a run on it lives (a function, class or generator
+in ``env`` or returned, whose globals it is: each holds its run's ``Origin``, which keeps the
+namespace); with none left, the next run on the same ``env`` simply enters its values into a
+fresh namespace, which holds the same names. ``g`` stays a plain ``dict``: every global load
+and store of guest code indexes it, and CPython's fast path for that is for exact dicts.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -25,7 +31,7 @@ _MISSING: Any = object()
 
 
 class GuestNamespace:
-    __slots__ = ("env", "g", "pairs")
+    __slots__ = ("env", "g", "pairs", "__weakref__")
 
     def __init__(self, env: Mapping[str, Any] | None) -> None:
         self.env = env
@@ -73,24 +79,28 @@ class GuestNamespace:
 
 
 class NamespaceRegistry:
-    """The guest namespaces of the most recently used ``env`` dicts (strong references to at
-    most ``size`` of them)."""
+    """The guest namespaces of the ``env`` dicts in use, held weakly (``id(env)`` -> a weak
+    reference to the namespace; ``env`` itself, a dict, cannot be referred to weakly)."""
 
-    def __init__(self, size: int = 64) -> None:
-        self.size = size
-        # id(env) -> namespace, least recently used first (a plain dict: a hit moves its entry
-        # to the end, the first entry is the one evicted; cheaper than an OrderedDict)
-        self._spaces: dict[int, GuestNamespace] = {}
+    def __init__(self) -> None:
+        self._spaces: dict[int, weakref.ref[GuestNamespace]] = {}
 
     def for_env(self, env: Mapping[str, Any] | None) -> GuestNamespace:
         if type(env) is not dict and not isinstance(env, dict):
             return GuestNamespace(env)
         spaces = self._spaces
         key = id(env)
-        ns = spaces.pop(key, None)
-        if ns is None or ns.env is not env:
-            ns = GuestNamespace(env)
-            if len(spaces) >= self.size:
-                del spaces[next(iter(spaces))]
-        spaces[key] = ns
+        ref = spaces.get(key)
+        ns = ref() if ref is not None else None
+        if ns is not None and ns.env is env:
+            return ns
+        ns = GuestNamespace(env)
+        spaces[key] = weakref.ref(ns, _forget(spaces, key))
         return ns
+
+
+def _forget(spaces: dict[int, weakref.ref[GuestNamespace]], key: int) -> Callable[[Any], None]:
+    def drop(ref: Any) -> None:
+        if spaces.get(key) is ref:  # not a newer namespace under a reused id
+            del spaces[key]
+    return drop

@@ -17,13 +17,14 @@ from safe_eval.context import RunContext
 from safe_eval.errors import GuestError, InternalError, MemoryLimit, RecursionLimit, SafeEvalError
 from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.compile_stmt import guest_raised
+from safe_eval.interpreter.functions import Origin
 from safe_eval.interpreter.runtime import raise_host_recursion_limit
 from safe_eval.limits import watchdog
-from safe_eval.limits.budget import Budget
+from safe_eval.limits.memory import release as release_memory
 from safe_eval.limits.stack import BIG_STACK_THREAD, call_with_stack, stack_for
 from safe_eval.limits.stackguard import ensure_main_thread_stack, needs_big_stack_thread
 
-__all__ = ["call_fresh", "run_guarded", "to_api_error"]
+__all__ = ["call_fresh", "call_in_run", "run_guarded", "to_api_error"]
 
 
 def run_guarded(
@@ -36,9 +37,8 @@ def run_guarded(
     for any nesting the memory limit allows (``stackguard``): grown in place on the main
     thread, a fresh big-stack thread elsewhere.
     """
-    stack = context._stack()  # the per-thread stack behind activate(): pushed inline for speed
-    if stack:
-        return _run(stack, ctx, fn, args)
+    if context.current_context() is not None:
+        return _run(ctx, fn, args)
     memory = ctx.budget.limits.memory
     # the main thread's id is compared first: threading.current_thread() costs two calls
     if (threading.get_ident() != _MAIN_IDENT and needs_big_stack_thread()
@@ -54,15 +54,18 @@ def run_guarded(
         ensure_main_thread_stack(stack_for(memory))
         _stack_ready_for = memory
     w = watchdog.start(ctx.budget)
-    depth = len(stack)
+    token = None
+    released = False
     old = sys.getrecursionlimit()
     try:
         # ``_run`` written out: one host call fewer on every evaluation
-        stack.append(ctx)
+        token = context.enter_outermost(ctx)
         raise_host_recursion_limit(ctx.budget.max_depth)
         return fn(*args)
     except BaseException as e:
         err = to_api_error(e)
+        if isinstance(err, MemoryLimit):
+            released = True
         if err is e:
             raise
         raise err from None
@@ -74,7 +77,9 @@ def run_guarded(
         # pending for this thread and nothing more will be raised.
         while True:
             try:
-                del stack[depth:]
+                if token is not None:
+                    context.exit_outermost(token)
+                    token = None
                 if ctx.extra:
                     context.run_undo_hooks(ctx)
                 if sys.getrecursionlimit() != old:
@@ -83,6 +88,8 @@ def run_guarded(
                 break
             except (watchdog.WatchdogTimeLimit, watchdog.WatchdogMemoryLimit):
                 continue
+        if released:  # the run hit its memory limit: leave the process where it found it
+            release_memory()
 
 
 # the memory limit the main thread's stack was last made ready for (ensure_main_thread_stack)
@@ -93,8 +100,8 @@ _greenlet_pending = True
 _MAIN_IDENT = threading.main_thread().ident
 
 
-def _run(stack: list[RunContext], ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
-    stack.append(ctx)
+def _run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    token = context.enter(ctx)
     old = raise_host_recursion_limit(ctx.budget.max_depth)
     try:
         return fn(*args)
@@ -104,7 +111,7 @@ def _run(stack: list[RunContext], ctx: RunContext, fn: Callable[..., Any], args:
             raise
         raise err from None
     finally:
-        stack.pop()
+        context.leave(token)
         if sys.getrecursionlimit() != old:
             sys.setrecursionlimit(old)
 
@@ -143,16 +150,26 @@ def to_api_error(e: BaseException) -> BaseException:
 
 
 def call_fresh(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """A host call of a guest function with no evaluation active: a fresh budget under the
-    policy and limits the function was defined with."""
-    origin = fn.origin
-    if origin is None:
+    """A host call of a guest function with no run in progress: under the run that defined
+    it, on a budget drawn from that run's ``ResultBound``."""
+    return call_in_run(fn.origin, lambda: fn.invoke(context.current_context().budget, args, kwargs))  # type: ignore[union-attr]
+
+
+def call_in_run(origin: Any, call: Callable[[], Any]) -> Any:
+    """Run ``call()`` (guest code the host asked for: a decoded function, a dunder of a returned
+    guest object, a resume or close of a returned generator) under ``origin``'s policy and audit
+    hook, on a budget drawn from its run's ``ResultBound`` and paid back after: a sequence of
+    host calls into one run's results shares one run's limits (``limits/result_bound.py``)."""
+    if origin is None:  # made outside any run (never by guest code): the default policy's bound
         from safe_eval.policy import resolve_policy
 
         policy = resolve_policy(None)
-        limits, filename, run_nested, audit = policy.limits, "<safe-eval>", None, None
-    else:
-        policy, limits, filename = origin.policy, origin.limits, origin.filename
-        run_nested, audit = origin.run_nested, origin.audit
-    ctx = RunContext(Budget(limits), policy, audit, run_nested, filename)
-    return run_guarded(ctx, lambda: fn.invoke(ctx.budget, args, kwargs))
+        origin = Origin(policy, policy.limits, "<safe-eval>")
+    bound = origin.bound
+    budget = bound.draw()
+    ctx = RunContext(budget, origin.policy, origin.audit, origin.run_nested, origin.filename,
+                     bound=bound, keep=origin.keep)
+    try:
+        return run_guarded(ctx, call)
+    finally:
+        bound.settle(budget)

@@ -17,7 +17,7 @@ module wrappers that are shared singletons and must charge whoever calls them;
 ``current_or_default()`` never returns None (a fresh default budget outside any evaluation).
 
 Slow checks run once per chunk of ``CHUNK`` ops in ``refuel()``: total ops, the clock, and the
-process's memory growth since the evaluation started (RSS, see ``memory.py``). Bulk host work
+memory this run allocated (RSS changes attributed per run, see ``memory.py``). Bulk host work
 is charged up front by the guards: ``charge(n)`` for n elements, ``check_alloc(nbytes)`` before
 an allocation, ``check_work(ns)`` before a host C call estimated to run ``ns`` nanoseconds
 (big-int arithmetic), ``sleep(seconds)`` for ``time.sleep``.
@@ -40,7 +40,7 @@ from safe_eval.errors import (
     RecursionLimit,
     TimeLimit,
 )
-from safe_eval.limits.memory import rss
+from safe_eval.limits import memory
 from safe_eval.limits.model import Limits
 
 __all__ = ["CHUNK", "NS_PER_OP", "Budget", "current", "current_or_default"]
@@ -73,6 +73,7 @@ class Budget:
         "echo",
         "exhausted",
         "mem_base",
+        "mem_used",
         "mem_peak",
     )
 
@@ -90,10 +91,11 @@ class Budget:
         self.out_size = 0
         self.echo = echo
         self.exhausted: LimitExceeded | None = None
-        # the RSS baseline is sampled lazily, at the first slow check: reading it costs a
-        # system call, which would dominate a one-expression evaluation (-1: not sampled yet)
+        # memory is sampled lazily, from the first slow check: reading it costs a system call,
+        # which would dominate a one-expression evaluation (-1: not sampled yet, else 0)
         self.mem_base = -1
-        self.mem_peak = 0  # largest RSS growth seen, bytes
+        self.mem_used = 0  # bytes attributed to this run (memory.sample), never below 0
+        self.mem_peak = 0  # largest mem_used seen, bytes
 
     # -- operations and time ---------------------------------------------------------------
     def refuel(self) -> None:
@@ -186,17 +188,21 @@ class Budget:
             )
 
     def memory_used(self) -> int:
-        """Growth of the process memory since this evaluation started, in bytes (sampled now)."""
+        """The memory this run allocated and still holds, in bytes (sampled now)."""
         return self._growth()
 
     def _growth(self) -> int:
         if self.mem_base < 0:
-            self.mem_base = rss()
+            memory.mark()
+            self.mem_base = 0
             return 0
-        grown = rss() - self.mem_base
-        if grown > self.mem_peak:
-            self.mem_peak = grown
-        return max(0, grown)
+        used = self.mem_used + memory.sample()
+        if used < 0:
+            used = 0
+        self.mem_used = used
+        if used > self.mem_peak:
+            self.mem_peak = used
+        return used
 
     def _check_growth(self) -> None:
         grown = self._growth()

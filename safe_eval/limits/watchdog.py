@@ -5,7 +5,8 @@ before they run. What neither sees is a long stretch of *host Python* code calle
 (``statistics.mean(range(10**9))``, Fraction arithmetic on huge numbers, a deep ``copy``):
 no guest tick happens until it returns. The watchdog is one daemon thread for the whole
 process that wakes every ``PERIOD`` seconds, and for every running evaluation whose deadline
-passed more than ``GRACE`` ago (or whose memory growth passed its limit), raises an
+passed more than ``GRACE`` ago (or whose memory passed its limit while it has not refuelled for
+a whole period: a run still ticking checks its memory itself, with the precise error), raises an
 asynchronous ``TimeLimit``/``MemoryLimit`` in the evaluating thread
 (``PyThreadState_SetAsyncExc``). CPython delivers it at the next bytecode boundary, so any
 Python-level host loop stops; a single C call still runs to its end, which is why the guards
@@ -28,7 +29,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from safe_eval.errors import MemoryLimit, TimeLimit
-from safe_eval.limits.memory import rss
+from safe_eval.limits import memory
 
 if TYPE_CHECKING:
     from safe_eval.limits.budget import Budget
@@ -74,20 +75,26 @@ def _raise_in(thread_id: int, exc_type: type[BaseException] | None) -> None:
 
 
 class _Watch:
-    """The watch of one thread, reused by every outermost evaluation on it (``active`` while
-    one runs): starting a watch is a few attribute stores, not an allocation and a lock."""
+    """The watch of one run. Each thread keeps one, reused by the runs that follow each other on
+    it (``active`` while one runs): starting it is a few attribute stores, not an allocation and
+    a lock. A run that starts while another is in progress on the same thread (greenlets or
+    asyncio tasks interleaving requests: the context is per run, see ``context.py``) gets a
+    watch of its own (``spare``), so every run in progress is watched until it ends."""
 
-    __slots__ = ("budget", "thread_id", "fired", "active")
+    __slots__ = ("budget", "thread_id", "fired", "active", "spare", "seen")
 
-    def __init__(self, thread_id: int) -> None:
+    def __init__(self, thread_id: int, spare: bool = False) -> None:
         self.budget: Budget | None = None
         self.thread_id = thread_id
         self.fired = False
         self.active = False
+        self.spare = spare
+        self.seen = -1  # the budget's ``spent`` at the previous period (memory check)
 
 
 _lock = threading.Lock()
 _watches: dict[int, _Watch] = {}  # thread id -> its watch (one small object per thread id)
+_spares: dict[int, _Watch] = {}  # id(watch) -> watch: runs interleaved with another on a thread
 _thread = False  # the watchdog thread was started (in this process)
 
 
@@ -97,7 +104,7 @@ def _loop() -> None:
         with _lock:
             now = time.monotonic()
             used = None
-            for w in list(_watches.values()):
+            for w in [*_watches.values(), *_spares.values()]:
                 budget = w.budget
                 if not w.active or budget is None:
                     continue
@@ -105,10 +112,14 @@ def _loop() -> None:
                     _raise_in(w.thread_id, WatchdogTimeLimit)
                     w.fired = True
                     continue
-                mem_base = budget.mem_base
-                if mem_base > 0:
-                    used = rss() if used is None else used
-                    if used and used - mem_base > budget.limits.memory:
+                spent, w.seen = w.seen, budget.spent
+                if spent != budget.spent:
+                    # guest code refuelled since the last period: the budget samples memory
+                    # itself, with the precise error; only a run stuck in host code is ours
+                    continue
+                if budget.mem_base >= 0:  # the run has started sampling its memory
+                    used = memory.unsampled() if used is None else used
+                    if budget.mem_used + used > budget.limits.memory:
                         _raise_in(w.thread_id, WatchdogMemoryLimit)
                         w.fired = True
 
@@ -133,8 +144,8 @@ if hasattr(os, "register_at_fork"):  # POSIX only (no fork elsewhere)
 
 
 def start(budget: Budget) -> _Watch | None:
-    """Watch ``budget``'s evaluation running on this thread until ``stop``; None when the
-    thread is already watched (a nested evaluation keeps the outermost watch)."""
+    """Watch ``budget``'s run on this thread until ``stop``. Called for the outermost context
+    of a run only (a nested evaluation is covered by its run's watch)."""
     tid = threading.get_ident()
     w = _watches.get(tid)
     if w is None:
@@ -143,12 +154,19 @@ def start(budget: Budget) -> _Watch | None:
             _watches[tid] = w
             if not _thread:
                 _ensure_thread()
-    elif w.active:
-        return None
+    elif w.active:  # another run is in progress on this thread: this one is watched too
+        w = _Watch(tid, spare=True)
+        w.seen = -1
+        w.budget = budget
+        w.active = True
+        with _lock:
+            _spares[id(w)] = w
+        return w
     # No lock needed: only this thread writes its watch, and the watchdog reads ``budget``
     # only once ``active`` is set, which comes last (a fresh budget's deadline is ahead).
     w.budget = budget
     w.fired = False
+    w.seen = -1
     w.active = True
     return w
 
@@ -162,6 +180,8 @@ def stop(w: _Watch | None) -> None:
     with _lock:
         w.active = False
         w.budget = None  # do not keep the finished evaluation's budget (and output) alive
+        if w.spare:
+            _spares.pop(id(w), None)
         if w.fired:
             _raise_in(w.thread_id, None)
 

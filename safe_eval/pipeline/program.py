@@ -9,7 +9,9 @@
 ``build_program`` is memoised in an LRU keyed by (source, filename, policy, env names), so a
 loop that re-evaluates the same text skips every stage (and, through ``Program.compiled``,
 the interpreter's compilation too). A Program is shared between the calls that hit the cache:
-nobody may mutate its tree.
+nobody may mutate its tree. The LRU is bounded in bytes (``pipeline/cache.py``: each Program
+weighs ``BYTES_PER_NODE`` per AST node), and what guest ``exec``/``eval`` compiles is never
+kept (``cache=False``): a run cannot leave its programs behind.
 
 RestrictedPython (~20 ms to import) is imported when ``restrict`` first runs, not when this
 module is imported.
@@ -19,19 +21,25 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Hashable, Iterable
-from functools import lru_cache
 from typing import Any
 
 from safe_eval._record import Frozen, Shown
 from safe_eval.diagnostics import Diagnostic
 from safe_eval.errors import InternalError, PolicyViolation, SafeEvalError
+from safe_eval.pipeline.cache import BoundedCache
 from safe_eval.pipeline.compile_check import compile_errors
 from safe_eval.pipeline.parse import DEFAULT_PARSE_LIMITS, decode_source, parse
 from safe_eval.pipeline.scrub import scrub
 
-__all__ = ["CACHE_SIZE", "Program", "analyse", "build_program", "clear_cache"]
+__all__ = [
+    "BYTES_PER_NODE", "CACHE_BYTES", "CACHE_SIZE", "Program", "analyse", "build_program", "clear_cache",
+]
 
 CACHE_SIZE = 256
+CACHE_BYTES = 64 * 2**20
+# What one AST node of a kept program costs: the node and the interpreter's closures compiled
+# from it (measured: 650 bytes per node for 45,000-node modules, tree and closures together)
+BYTES_PER_NODE = 700
 
 
 class Program(Frozen, Shown):
@@ -41,7 +49,7 @@ class Program(Frozen, Shown):
     ``id(ClassDef) -> {field: expr}`` for annotated class fields). Frozen, compared by
     identity (a plain class, not a dataclass: see ``safe_eval._record``)."""
 
-    __slots__ = ("source", "filename", "tree", "annotations", "compiled", "__weakref__")
+    __slots__ = ("source", "filename", "tree", "annotations", "compiled", "nbytes", "__weakref__")
     _fields = ("source", "filename", "tree", "annotations", "compiled")
     _repr_fields = ("source", "filename", "tree", "annotations")
     __match_args__ = ("source", "filename", "tree", "annotations", "compiled")
@@ -52,15 +60,18 @@ class Program(Frozen, Shown):
     annotations: dict[int, dict[str, ast.expr]]
     # for the interpreter: memoise what it compiles from this Program (shared via the cache)
     compiled: dict[str, Any]
+    # estimated bytes it holds once compiled (for the caches' byte bound)
+    nbytes: int
 
     def __init__(self, source: str, filename: str, tree: ast.Module,
                  annotations: dict[int, dict[str, ast.expr]] | None = None,
-                 compiled: dict[str, Any] | None = None) -> None:
+                 compiled: dict[str, Any] | None = None, nbytes: int = 0) -> None:
         object.__setattr__(self, "source", source)
         object.__setattr__(self, "filename", filename)
         object.__setattr__(self, "tree", tree)
         object.__setattr__(self, "annotations", {} if annotations is None else annotations)
         object.__setattr__(self, "compiled", {} if compiled is None else compiled)
+        object.__setattr__(self, "nbytes", nbytes)
 
 
 def analyse(
@@ -92,14 +103,11 @@ def analyse(
     if any(d.severity == "error" for d in diagnostics):
         return None, diagnostics
     # warnings only (unknown names, which raise NameError when reached, as in CPython)
-    return Program(parsed.source, filename, parsed.tree, annotations), diagnostics
+    nbytes = len(parsed.nodes) * BYTES_PER_NODE
+    return Program(parsed.source, filename, parsed.tree, annotations, nbytes=nbytes), diagnostics
 
 
-@lru_cache(maxsize=CACHE_SIZE)
-def _cached(source: Hashable, policy: Hashable, filename: str,
-            env_names: frozenset[str]) -> tuple[Program | None, tuple[Diagnostic, ...]]:
-    program, diagnostics = analyse(source, policy, filename, env_names)
-    return program, tuple(diagnostics)
+_CACHE = BoundedCache(CACHE_SIZE, CACHE_BYTES)
 
 
 def build_program(
@@ -107,23 +115,33 @@ def build_program(
     policy: Any = None,
     filename: str = "<safe-eval>",
     env_names: Iterable[str] = (),
+    *,
+    cache: bool = True,
 ) -> Program:
     """The checked Program, from the LRU when this text was built before; raises
-    ``PolicyViolation`` with every diagnostic when the code breaks a rule."""
+    ``PolicyViolation`` with every diagnostic when the code breaks a rule. ``cache=False``
+    (guest ``exec``/``eval`` strings) neither reads nor fills the LRU."""
     names = frozenset(env_names)
-    try:
-        if len(source) > DEFAULT_PARSE_LIMITS.max_chars:  # refused anyway: do not keep it alive
-            raise TypeError
-        program, diagnostics = _cached(source, policy, filename, names)
-    except TypeError:  # no len, unhashable source or policy, or too long: build uncached
-        program, found = analyse(source, policy, filename, names)
-        diagnostics = tuple(found)
-    if program is None:
+    key: Hashable = None
+    if cache and isinstance(source, (str, bytes)) and isinstance(policy, Hashable):
+        key = (source, policy, filename, names)
+        try:
+            hit = _CACHE.get(key)
+        except TypeError:  # an unhashable policy
+            key = hit = None
+        if hit is not None:
+            _CACHE.move_to_end(key)
+            program: Program = hit
+            return program
+    built, found = analyse(source, policy, filename, names)
+    if built is None:
         text = decode_source(source)
-        raise PolicyViolation(diagnostics, text if isinstance(text, str) else "")
-    return program
+        raise PolicyViolation(tuple(found), text if isinstance(text, str) else "")
+    if key is not None and len(source) <= DEFAULT_PARSE_LIMITS.max_chars:
+        _CACHE.put(key, built, built.nbytes)
+    return built
 
 
 def clear_cache() -> None:
     """Forget every memoised Program (tests; a host that changed a policy in place)."""
-    _cached.cache_clear()
+    _CACHE.clear()

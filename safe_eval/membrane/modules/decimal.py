@@ -78,11 +78,11 @@ class GuestContext:
 
 def _isolate() -> None:
     """Give the running evaluation its own copy of the thread's decimal context (once)."""
-    stack = context._stack()
-    if not stack or _HOST_CONTEXT in stack[0].extra:
+    root = context.outermost()
+    if root is None or _HOST_CONTEXT in root.extra:
         return
     host = decimal.getcontext()
-    stack[0].extra[_HOST_CONTEXT] = host
+    root.extra[_HOST_CONTEXT] = host
     context.on_run_exit(lambda: decimal.setcontext(host))
     decimal.setcontext(host.copy())
 

@@ -1,0 +1,327 @@
+"""Runs are isolated from each other and leave nothing behind (issue 16, items 8-11).
+
+Each test is written as the attacker (or the careless host) wrote it, through the public API.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from typing import Any
+
+import greenlet
+import pytest
+
+import safe_eval
+from safe_eval import Evaluator, Limits
+from safe_eval.errors import MemoryLimit, PolicyViolation, SafeEvalError
+from safe_eval.policy import parse_policy
+from safe_eval.policy.enforce import ToolEvent
+
+# request A may fetch but never delete; request B may do both
+POLICY_A = parse_policy("policy a\nallow fetch(*)\ndeny delete_file(*)\n")
+POLICY_B = parse_policy("policy b\nextends default\nallow fetch(*)\nallow delete_file(*)\n")
+# the call goes through an alias, so the static check cannot see it: the gate decides at run time
+REQUEST_A = "fetch('a')\ntools = [delete_file]\ntools[0]('/srv/important')\n'a done'"
+REQUEST_B = "fetch('b')\n'b done'"
+
+
+# -- item 9: a context per run, not per thread --------------------------------------------
+class Server:
+    """Interleaves requests on one thread as gevent does: a tool waiting on I/O parks the
+    greenlet it runs on and switches to the hub, which runs another request meanwhile."""
+
+    def __init__(self) -> None:
+        self.hub = greenlet.getcurrent()
+        self.parked: list[greenlet.greenlet] = []
+        self.outcome: dict[str, Any] = {}
+
+    def wait_for_io(self) -> None:
+        self.parked.append(greenlet.getcurrent())
+        self.hub.switch()
+
+    def start(self, name: str, code: str, env: dict[str, Any], policy: Any) -> None:
+        def serve() -> None:
+            try:
+                self.outcome[name] = safe_eval.safe_eval(code, env, policy=policy)
+            except SafeEvalError as e:
+                self.outcome[name] = e
+        greenlet.greenlet(serve).switch()
+
+    def resume_first(self) -> None:
+        self.parked.pop(0).switch()
+
+
+def test_a_greenlet_server_interleaving_two_requests_decides_each_by_its_own_policy() -> None:
+    server = Server()
+    deleted: list[str] = []
+
+    def fetch(url: str) -> str:
+        server.wait_for_io()
+        return "page"
+
+    def delete_file(path: str) -> None:
+        deleted.append(path)
+
+    env = {"fetch": fetch, "delete_file": delete_file}
+    server.start("a", REQUEST_A, dict(env), POLICY_A)  # A waits in fetch
+    server.start("b", REQUEST_B, dict(env), POLICY_B)  # B waits in fetch: both runs in progress
+    server.resume_first()  # A resumes and tries to delete
+    server.resume_first()
+    assert deleted == []
+    a = server.outcome["a"]
+    assert isinstance(a, PolicyViolation)
+    assert [(d.code, d.stage) for d in a.diagnostics] == [("T003", "runtime")]
+    assert server.outcome["b"] == "b done"
+
+
+ASYNC_A = ("import asyncio\nasync def main():\n    await asyncio.sleep(0)\n    fetch('a')\n"
+           "    return 'a done'\nasyncio.run(main())")
+ASYNC_B = ("import asyncio\nasync def main():\n    fetch('b')\n    await asyncio.sleep(0)\n"
+           "    return 'b done'\nasyncio.run(main())")
+
+
+def test_interleaved_requests_each_running_a_guest_event_loop_see_only_their_own() -> None:
+    server = Server()
+
+    def fetch(url: str) -> str:
+        server.wait_for_io()
+        return "page"
+
+    server.start("a", ASYNC_A, {"fetch": fetch}, POLICY_B)  # A's loop runs, A waits in fetch
+    server.start("b", ASYNC_B, {"fetch": fetch}, POLICY_B)  # B runs a loop of its own meanwhile
+    server.resume_first()
+    server.resume_first()
+    assert server.outcome == {"a": "a done", "b": "b done"}
+
+
+# -- item 8: every tool call is decided and audited inside a run ----------------------------
+MAILER = parse_policy("policy mailer\nallow send_email(*)\n")
+SPAMMER = """
+def note():
+    try:
+        yield 1
+    finally:
+        send_email('boss@example.com')
+send_email('boss@example.com')
+gens = []
+for _ in range(10):
+    g = note()
+    next(g)
+    gens.append(g)
+"""
+
+
+class QuotaExceeded(Exception):
+    pass
+
+
+def _mailbox() -> tuple[list[str], Any]:
+    sent: list[str] = []
+
+    def send_email(to: str) -> None:
+        sent.append(to)
+    return sent, send_email
+
+
+def _quota_of_one() -> Any:
+    seen: list[ToolEvent] = []
+
+    def audit(event: ToolEvent) -> None:
+        seen.append(event)
+        if event.name == "send_email" and len(seen) > 1:
+            raise QuotaExceeded("one email per run")
+    return audit
+
+
+@pytest.mark.parametrize("drop", [
+    pytest.param("gens = None", id="dropped-inside-the-run"),
+    pytest.param("", id="returned-then-dropped-by-the-host"),
+])
+def test_an_audit_enforced_quota_of_one_email_lets_exactly_one_through(drop: str) -> None:
+    sent, send_email = _mailbox()
+    ev = Evaluator(MAILER, audit=_quota_of_one())
+    ns = ev.exec(SPAMMER + drop, {"send_email": send_email})
+    del ns
+    gc.collect()
+    assert sent == ["boss@example.com"]
+
+
+# the host's next step may itself be a run whose policy allows mail: the mail it sends must be
+# its own, never the leftover generator's
+@pytest.mark.parametrize("next_step", [
+    pytest.param(lambda env: safe_eval.safe_eval("g = None", env, policy=MAILER), id="next-run-rebinds-it"),
+    pytest.param(lambda env: safe_eval.safe_eval("del g", env, policy=MAILER), id="next-run-deletes-it"),
+    pytest.param(lambda env: env.clear(), id="host-clears-env"),
+])
+def test_a_generator_left_in_env_sends_no_mail_at_the_hosts_next_step(next_step: Any) -> None:
+    sent, send_email = _mailbox()
+    env: dict[str, Any] = {"send_email": send_email}
+    safe_eval.safe_eval(
+        "def note():\n    try:\n        yield 1\n    finally:\n        send_email('x@evil.test')\n"
+        "g = note()\nnext(g)\n", env, policy=MAILER)
+    assert sent == []
+    next_step(env)
+    gc.collect()
+    assert sent == []
+
+
+LEAVE_A_GENERATOR = "def note():\n    try:\n        yield 1\n    finally:\n        send_email('x@evil.test')\n"
+
+
+@pytest.mark.parametrize(("leave", "drop"), [
+    pytest.param("def make():\n    g = note()\n    next(g)\n    return g\nmake()", lambda kept: kept.clear(),
+                 id="result-released-by-a-host-tool"),
+    pytest.param("g = note()\nnext(g)\ncycle = [g]\ncycle.append(cycle)\ndel g, cycle\n",
+                 lambda kept: gc.collect(), id="cycle-collected-by-host-work"),
+])
+def test_a_leftover_generator_sends_no_mail_when_it_dies_during_the_next_run(leave: str, drop: Any) -> None:
+    sent, send_email = _mailbox()
+    kept = [safe_eval.safe_eval(LEAVE_A_GENERATOR + leave, {"send_email": send_email}, policy=MAILER)]
+    assert sent == []
+
+    def busy() -> None:  # host work during the next run, whose policy allows mail
+        drop(kept)
+
+    safe_eval.safe_eval("busy()\nsend_email('mine@example.com')", {"busy": busy, "send_email": send_email},
+                        policy=parse_policy("policy next\nallow busy(*)\nallow send_email(*)\n"))
+    assert sent == ["mine@example.com"]
+
+
+@pytest.mark.timeout(120)
+def test_suspended_generators_the_host_drops_after_the_run_leave_nothing_behind() -> None:
+    # each suspended body holds 40 MB (above glibc's largest mmap threshold: freed at once)
+    code = ("def hold():\n    big = [0] * 5_000_000\n    yield len(big)\n"
+            "def make():\n    out = []\n    for _ in range(8):\n        g = hold()\n        next(g)\n"
+            "        out.append(g)\n    return out\nmake()")
+    gc.collect()
+    before = _rss()
+    gens = safe_eval.safe_eval(code, limits={"memory": 2**30})
+    assert len(gens) == 8
+    del gens
+    gc.collect()
+    assert _rss() - before < 60 * 2**20
+
+
+def test_a_host_close_of_a_returned_generator_is_decided_and_audited_by_its_run() -> None:
+    sent, send_email = _mailbox()
+    events: list[ToolEvent] = []
+    ev = Evaluator(MAILER, audit=events.append)
+    gen = ev.eval("def note():\n    try:\n        yield 1\n    finally:\n        send_email('a@x')\n"
+                  "g = note()\nnext(g)\ng", {"send_email": send_email})
+    gen.close()
+    assert sent == ["a@x"]
+    assert [e.name for e in events] == ["send_email"]
+
+
+# -- item 10: nothing outlives a run unless the host keeps it ------------------------------
+BIG = "x = [0] * 25_000_000\n"  # 200 MB of pointers
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("extra", [
+    pytest.param("", id="data-only"),
+    pytest.param("def size():\n    return len(x)\n", id="with-a-function-in-env"),
+])
+def test_ten_200mb_runs_through_the_shared_module_level_evaluator_leave_nothing_resident(extra: str) -> None:
+    gc.collect()
+    before = _rss()
+    for _ in range(10):
+        env: dict[str, Any] = {}
+        safe_eval.safe_eval(BIG + extra + "len(x)", env, limits={"memory": 400 * 2**20})
+        del env
+    gc.collect()
+    assert _rss() - before < 100 * 2**20
+
+
+@pytest.mark.timeout(120)
+def test_guest_exec_of_many_distinct_strings_is_not_kept_by_any_cache() -> None:
+    # 300 distinct 2,000-node modules: small enough for a cache to keep, 1.3 MB each compiled
+    ev = Evaluator(limits={"memory": 2**30, "time": 100, "ops": 10**9})
+    code = "for i in range(300):\n    exec('x = [%d' % i + ',1' * 1_990 + ']')\n"
+    gc.collect()
+    before = _rss()
+    ev.exec(code)
+    gc.collect()
+    assert _rss() - before < 40 * 2**20
+
+
+@pytest.mark.timeout(120)
+def test_the_program_caches_are_bounded_in_bytes_not_only_in_entries() -> None:
+    # a dozen distinct 45,000-node programs: about 30 MB each once compiled
+    ev = Evaluator()
+    gc.collect()
+    before = _rss()
+    for i in range(12):
+        assert ev.eval(f"x = [{i}" + ",1" * 44_990 + "]\nlen(x)") == 44_991
+    gc.collect()
+    assert _rss() - before < 100 * 2**20
+
+
+@pytest.mark.timeout(120)
+def test_a_series_of_runs_that_hit_their_memory_limit_leaves_the_process_where_it_found_it() -> None:
+    ev = Evaluator(limits={"memory": 150 * 2**20})
+    gc.collect()
+    before = _rss()
+    for i in range(8):
+        with pytest.raises(MemoryLimit):
+            ev.exec(f"keep = []\nwhile True:\n    keep.append([{i}] * 1_000_000)\n", {})
+    gc.collect()
+    assert _rss() - before < 60 * 2**20
+
+
+# -- item 11: memory counted per run ------------------------------------------------------
+@pytest.mark.timeout(120)
+def test_two_concurrent_runs_each_under_their_limit_both_finish() -> None:
+    results: list[Any] = []
+    ready, allocated = threading.Barrier(2), threading.Barrier(2)
+    # 80 MB each, built step by step (the growth a per-chunk sample sees), under 120 MB each; the
+    # runs then go on side by side: measured per process (160 MB) one of them would be stopped
+    code = ("a = []\nfor i in range(100):\n    a.append([0] * 100_000)\n    for _ in range(300):\n        pass\n"
+            "meet()\nfor i in range(100_000):\n    pass\nsum(len(x) for x in a)")
+
+    def run() -> None:
+        ready.wait()
+        try:
+            env = {"meet": lambda: allocated.wait(30) and None}
+            results.append(safe_eval.safe_eval(code, env, policy=parse_policy(
+                "policy p\nallow meet(*)\n"), limits=Limits(memory=120 * 2**20, time=60, ops=10**8)))
+        except SafeEvalError as e:
+            results.append(e)
+            allocated.abort()
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [10_000_000, 10_000_000]
+
+
+@pytest.mark.timeout(120)
+def test_a_run_over_its_limit_still_stops_while_another_run_is_in_progress() -> None:
+    outcome: dict[str, Any] = {}
+    ready = threading.Barrier(2)
+
+    def run(name: str, code: str) -> None:
+        ready.wait()
+        try:
+            outcome[name] = safe_eval.safe_eval(code, limits=Limits(memory=120 * 2**20, time=60))
+        except SafeEvalError as e:
+            outcome[name] = e
+
+    small = "a = [0] * 5_000_000\nfor i in range(200_000):\n    pass\nlen(a)"
+    big = "keep = []\nwhile True:\n    keep.append([1] * 1_000_000)\n"
+    threads = [threading.Thread(target=run, args=("small", small)),
+               threading.Thread(target=run, args=("big", big))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert outcome["small"] == 5_000_000
+    assert isinstance(outcome["big"], MemoryLimit)
