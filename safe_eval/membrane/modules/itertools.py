@@ -15,7 +15,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from safe_eval.membrane.modules._util import FuelIter, check_alloc, pick
-from safe_eval.membrane.snapshot import snapshot_index, snapshot_items
 
 PLAIN = ["accumulate", "chain", "compress", "dropwhile", "filterfalse", "groupby", "islice",
          "pairwise", "starmap", "takewhile", "tee", "zip_longest"]
@@ -23,19 +22,18 @@ PLAIN = ["accumulate", "chain", "compress", "dropwhile", "filterfalse", "groupby
 _REF = 8  # bytes per tuple slot
 
 
-def _materialised(iterable: Any) -> list[Any]:
-    """The pool as an exact list, read once (the C function would make a tuple of it anyway):
-    its size is checked on the very items the C function then gets, never re-read through a
-    guest ``__len__``/``__iter__``."""
-    return snapshot_items(iterable)
+def _materialised(iterable: Any) -> Any:
+    """A re-iterable pool whose size we know (sized inputs are kept as they are)."""
+    if hasattr(type(iterable), "__len__"):
+        return iterable
+    return tuple(FuelIter(iter(iterable)))
 
 
-def _size(pool: list[Any]) -> int:
-    return len(pool)
-
-
-def _count(r: Any) -> Any:
-    return None if r is None else snapshot_index(r)
+def _size(pool: Any) -> int:
+    try:
+        return len(pool)
+    except (TypeError, OverflowError):
+        return 1 << 62
 
 
 def count(start: Any = 0, step: Any = 1) -> FuelIter:
@@ -53,29 +51,27 @@ def repeat(obj: Any, times: Any = None) -> FuelIter:
 
 def product(*iterables: Iterable[Any], repeat: int = 1) -> FuelIter:
     pools = [_materialised(it) for it in iterables]
-    repeat = snapshot_index(repeat)
-    # CPython repeats the pools tuple and keeps an index per slot: 2 * len(pools) * repeat
-    # slots even when every pool is empty, plus the items repeated
-    check_alloc(_REF * max(repeat, 0) * (2 * len(pools) + sum(_size(p) for p in pools)))
+    if isinstance(repeat, int):
+        check_alloc(_REF * sum(_size(p) for p in pools) * max(repeat, 0))
     return FuelIter(itertools.product(*pools, repeat=repeat))
 
 
 def permutations(iterable: Iterable[Any], r: Any = None) -> FuelIter:
     pool = _materialised(iterable)
     check_alloc(_REF * 3 * _size(pool))
-    return FuelIter(itertools.permutations(pool, _count(r)))
+    return FuelIter(itertools.permutations(pool, r))
 
 
 def combinations(iterable: Iterable[Any], r: int) -> FuelIter:
     pool = _materialised(iterable)
     check_alloc(_REF * 2 * _size(pool))
-    return FuelIter(itertools.combinations(pool, snapshot_index(r)))
+    return FuelIter(itertools.combinations(pool, r))
 
 
 def combinations_with_replacement(iterable: Iterable[Any], r: int) -> FuelIter:
     pool = _materialised(iterable)
     check_alloc(_REF * 2 * _size(pool))
-    return FuelIter(itertools.combinations_with_replacement(pool, snapshot_index(r)))
+    return FuelIter(itertools.combinations_with_replacement(pool, r))
 
 
 def build() -> dict[str, Any]:
