@@ -27,21 +27,30 @@ from safe_eval.limits import Limits
 from safe_eval.limits.memory import rss
 
 FAST = Limits(time=0.3)
-MARGIN = 0.4  # seconds allowed past the time limit (the spec: 100 ms; slack for a loaded CI box)
+# Seconds of CPU allowed past the time limit (the spec: 100 ms). CPU time, not wall time: the
+# bound is on the work the run does, which a loaded machine does not change; the wall clock gets
+# WALL_SLACK on top for a machine whose other processes take the cores.
+MARGIN = 0.4
+WALL_SLACK = 3.0
 
 DOS = [p for p in CORPUS if p["category"] in ("dos", "crash")]
 # Payloads refused with a clean guest-level error instead of a limit: a module guard (regex)
 # or CPython's own int/str conversion limit (the same ValueError CPython raises).
-REFUSED_BY_MODULE = {"dos_regex_catastrophic", "dos_int_to_str_huge"}
+REFUSED_BY_MODULE = {"dos_int_to_str_huge"}
+# The curated re's matcher answers these within the time limit (regex's timeout bounds the rest).
+ANSWERED_IN_TIME = {"dos_regex_catastrophic"}
 
 
 def _run(code: str, limits: Limits = FAST, **kw: Any) -> tuple[BaseException | None, float]:
-    start = time.monotonic()
+    """The outcome and the process CPU seconds the run took (asserting its wall time too)."""
+    start, cpu = time.monotonic(), time.process_time()
+    err: BaseException | None = None
     try:
         safe_eval(code, limits=limits, **kw)
     except BaseException as exc:  # the test inspects the error
-        return exc, time.monotonic() - start
-    return None, time.monotonic() - start
+        err = exc
+    assert time.monotonic() - start < limits.time + MARGIN + WALL_SLACK
+    return err, time.process_time() - cpu
 
 
 @pytest.mark.timeout(20)
@@ -53,6 +62,8 @@ def test_dos_and_crash_corpus(payload: dict[str, Any]) -> None:
     allowed: tuple[type[BaseException], ...] = (LimitExceeded, PolicyViolation)
     if payload["id"] in REFUSED_BY_MODULE:
         allowed += (GuestError,)
+    if payload["id"] in ANSWERED_IN_TIME:
+        allowed += (type(None),)
     assert isinstance(err, allowed), repr(err)
     assert seconds < limits.time + MARGIN
     assert rss() - before < limits.memory

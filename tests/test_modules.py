@@ -202,7 +202,6 @@ ABUSE = {
     "abstractmethod_on_host": "import abc, math\nabc.abstractmethod(math.floor)",
     "abc_register_host": "from abc import ABC\nABC.register(int)",
     "mapping_register_host": "from collections.abc import Mapping\nMapping.register(int)",
-    "match_re_raw_pattern": "import re\nre.match('a', 'a').re",
     "template_raw_pattern": "import string\nstring.Template('x').pattern",
     # contextmanager is guest code: what it drives is only ever called as the guest would
     "contextmanager_of_host_callable": "from contextlib import contextmanager\nimport math\nwith contextmanager(math.floor)(2.5):\n    pass",

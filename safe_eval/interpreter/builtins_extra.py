@@ -6,6 +6,7 @@ zero-argument form); ``print`` writes to the running budget's captured output.
 
 from __future__ import annotations
 
+import functools
 from types import MethodType
 from typing import Any
 
@@ -13,6 +14,7 @@ from safe_eval import membrane
 from safe_eval.interpreter.hostbases import consumed
 from safe_eval.interpreter.marks import is_guest_object, is_guest_type
 from safe_eval.limits.iteration import consume
+from safe_eval.limits.routines import super_price
 from safe_eval.membrane.dunders import DEFINABLE_DUNDERS
 
 __all__ = ["BUILTINS", "HOST_SUPER", "super_attr"]
@@ -30,6 +32,9 @@ def super_attr(obj: super, name: str) -> Any:
     when the instance is a guest object (``super(object, host_obj).__setattr__`` must not
     reach host objects); everything else goes through the membrane."""
     if name.startswith("__") and name in DEFINABLE_DUNDERS and _guest_self(obj):
+        priced = super_price(obj, name)  # a host slot: its price (limits.routines)
+        if priced is not None:
+            return consuming(functools.partial(priced, obj.__self__))  # type: ignore[attr-defined]
         attr = getattr(obj, name)
         if name in ("__setattr__", "__delattr__"):
             return _dunder_guard(attr)

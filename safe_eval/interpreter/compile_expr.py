@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import operator as op
 import types
+from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
@@ -27,9 +28,12 @@ from safe_eval.interpreter.specialize import (
     call1_global_closure,
     compare_closure,
 )
-from safe_eval.limits.guards import GUARDED_CONSTRUCTORS, g_ascii, g_repr, g_text
+from safe_eval.limits.budget import current_or_default
+from safe_eval.limits.guards import check_construct, g_ascii, g_repr, g_text
 from safe_eval.limits.iteration import consume
 from safe_eval.limits.operators import guarded_binop, guarded_contains
+from safe_eval.limits.routines import ROUTINES
+from safe_eval.limits.sharing import check_key
 
 __all__ = ["ExprCompiler"]
 
@@ -84,20 +88,79 @@ def call_value(b: Any, fn: Any, args: Any, kwargs: dict[str, Any] | None = None)
     b.fuel -= 1
     if b.fuel < 0:
         b.refuel()
+    callee = fn
     if t is type:
         # builtin types stay real types for the guest; calling one allocates: guarded
-        guarded = GUARDED_CONSTRUCTORS.get(fn)
+        guarded = ROUTINES.get(fn)
         if guarded is not None:
             fn = guarded
         elif builds_on_host_class(fn):
             # a guest subclass of a host container inherits a constructor that loops in C
             # over its arguments (``class L(list)``, ``class C(Counter)``): pay for them
+            check_construct(fn, args)
             args = consumed(args)
             if kwargs:
                 kwargs = {k: consume(v) for k, v in kwargs.items()}
+    for a in args:
+        if type(a) is type:  # a type handed to host code, which may call it: priced callbacks
+            args = _callbacks(callee, args)
+            break
     if kwargs:
-        return fn(*args, **kwargs)
+        return fn(*args, **_callbacks(callee, kwargs))
     return fn(*args)
+
+
+class _PricedType:
+    """``cls`` as host code may call it back: through the guest's priced call path
+    (``max(xs, key=bytearray)`` pays what ``bytearray(x)`` does). Shown as ``cls`` (a stored
+    ``defaultdict(list)`` factory still prints as ``<class 'list'>``)."""
+
+    __slots__ = ("_cls",)
+
+    def __init__(self, cls: type) -> None:
+        self._cls = cls
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return call_value(current_or_default(), self._cls, args, kwargs or None)
+
+    def __repr__(self) -> str:
+        return repr(self._cls)
+
+
+def _callbacks(fn: Any, values: Any) -> Any:
+    """``values`` (arguments of host callable ``fn``) with priced types as priced callbacks.
+    Functions that only inspect types (``isinstance``) get them as they are."""
+    if id(fn) in _TYPE_INSPECTORS:
+        return values
+    tf = type(fn)
+    if tf in _BUILTIN_METHODS and fn.__name__ in _STORING:
+        return values  # the type is data here (``tuple.__new__(cls, ...)``, ``xs.append(int)``)
+    if tf is types.FunctionType and fn.__module__.startswith(_OWN_LEAVES):
+        return values  # the guest stdlib's host leaves read classes, never call them
+    if fn is defaultdict:
+        return values  # the factory is called with no arguments: nothing to price
+    if type(values) is dict:
+        return {k: _PricedType(v) if _priced_class(v) else v for k, v in values.items()}
+    return tuple([_PricedType(a) if _priced_class(a) else a for a in values])
+
+
+def _priced_class(value: Any) -> bool:
+    return type(value) is type and (value in ROUTINES or builds_on_host_class(value))
+
+
+# The guest standard library's host leaf functions (plain-data operations, no callbacks).
+_OWN_LEAVES = "safe_eval.guestlib"
+# Host methods that store or construct with a type argument rather than call it back.
+_BUILTIN_METHODS = (types.BuiltinFunctionType, types.BuiltinMethodType, types.MethodWrapperType,
+                    types.WrapperDescriptorType, types.MethodDescriptorType)
+_STORING = frozenset({"__new__", "__init__", "__setattr__", "__setitem__", "__set_name__", "append", "insert",
+                      "add", "setdefault", "register", "extend", "update", "appendleft", "extendleft"})
+# Builtins that take types as data, never calling them (by id: no guest __hash__ runs).
+_INSPECTOR_NAMES = ("isinstance", "issubclass", "type", "super", "print", "repr", "str", "ascii", "format",
+                    "hash", "id", "getattr", "hasattr", "setattr", "delattr", "vars", "dir", "callable",
+                    "len", "iter", "next", "tuple", "list", "set", "frozenset", "dict")
+_TYPE_INSPECTORS = frozenset([id(BUILTINS[n]) for n in _INSPECTOR_NAMES if n in BUILTINS]
+                             + [id(t) for t in (tuple, list, set, frozenset, dict, str, type, super)])
 
 
 class ExprCompiler(CompilerBase):
@@ -141,7 +204,14 @@ class ExprCompiler(CompilerBase):
 
     def e_Set(self, node: ast.Set) -> Ev:
         build = self._elts(node.elts)
-        return lambda f: set(build(f))
+
+        def make(f: Frame) -> set[Any]:
+            items = build(f)
+            for item in items:
+                if type(item) is tuple or type(item) is frozenset:
+                    check_key(item)  # hashing a shared nested item walks a tree
+            return set(items)
+        return make
 
     def e_Dict(self, node: ast.Dict) -> Ev:
         items = [(None if k is None else self.expr(k), self.expr(v))
@@ -156,7 +226,10 @@ class ExprCompiler(CompilerBase):
                         raise TypeError(f"'{type(m).__name__}' object is not a mapping")
                     d.update(m)
                 else:
-                    d[k(f)] = v(f)
+                    key = k(f)
+                    if type(key) is tuple or type(key) is frozenset:
+                        check_key(key)  # hashing a shared nested key walks a tree
+                    d[key] = v(f)
             return d
         return build
 

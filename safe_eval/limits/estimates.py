@@ -209,4 +209,8 @@ def repr_bytes(obj: Any) -> int:
             total += 4 * len(x)
             todo.extend(x.keys())
             todo.extend(x.values())
+    if todo:  # the walk stopped early: shared parts can make the text exponentially long
+        from safe_eval.limits.sharing import expanded_nodes
+
+        total = max(total, 2 * expanded_nodes(obj))
     return total if total > _REPR_FREE else 0

@@ -65,7 +65,8 @@ from safe_eval.limits.estimates import (
 )
 from safe_eval.limits.iteration import g_iter, lazy_adapter, range_contains
 from safe_eval.limits.numbers import check_operands, check_to_int, gcd_ns
-from safe_eval.limits.operators import _mul_slow, counting, guarded_binop
+from safe_eval.limits.operators import counting, guarded_binop, mul_slow, pow_modular_check, price_pow
+from safe_eval.limits.sharing import check_walk
 
 # decimal (about 3 ms to import) is loaded with the membrane's stdlib types: see
 # ``stdlib_guarded_methods``
@@ -78,8 +79,11 @@ __all__ = [
     "GUARDED_METHODS",
     "GUARDED_MODULE_ATTRS",
     "HOST_RECURSION_CAP",
+    "check_construct",
     "check_format_spec",
     "prepare",
+    "price_round",
+    "price_text",
     "recursion_guard",
     "stdlib_guarded_methods",
 ]
@@ -211,11 +215,7 @@ def g_format(value: Any, format_spec: str = "", /) -> str:
 def g_pow(base: Any, exp: Any, mod: Any = None) -> Any:
     if mod is None:
         return _pow(base, exp)
-    if type(base) is int and type(exp) is int and type(mod) is int and exp > 0:
-        mbits = mod.bit_length()
-        if mbits > 64:
-            per_step = int_mul_ns(mbits, mbits) + int_div_ns(2 * mbits, mbits)
-            current_or_default().check_work(exp.bit_length() * 1.5 * per_step)
+    pow_modular_check(base, exp, mod)
     return builtins.pow(base, exp, mod)
 
 
@@ -228,11 +228,35 @@ def g_divmod(a: Any, b: Any, /) -> Any:
     return builtins.divmod(a, b)
 
 
-def g_round(number: Any, ndigits: Any = None) -> Any:
-    # round(Decimal('1E+999999')) builds a million-digit int in one C call
+def price_round(number: Any, ndigits: Any) -> None:
+    """``round(number, ndigits)``: ``round(Decimal('1E+999999'))`` builds a million-digit int in
+    one C call; ``round(7, -10**7)`` computes ``10 ** 10**7`` first."""
     if ndigits is None:
         check_to_int(number)
+    elif type(ndigits) is int and ndigits < 0 and isinstance(number, int):
+        price_pow(10, -ndigits)
+
+
+def g_round(number: Any, ndigits: Any = None) -> Any:
+    price_round(number, ndigits)
     return builtins.round(number, ndigits)
+
+
+def check_construct(cls: type, args: tuple[Any, ...]) -> None:
+    """A guest subclass of a host type is built by the host type's C constructor: the sizes its
+    arguments ask for are checked as for the host type (``class B(bytearray)``, ``B(2**31)``)."""
+    if len(args) == 1 and issubclass(cls, bytes | bytearray):
+        source = args[0]
+        if isinstance(source, int) and not isinstance(source, bool):
+            _check_alloc(source)
+
+
+def price_text(obj: Any) -> None:
+    """Refuse ``repr``/``str``/``format`` text of data too big to build (``estimates.repr_bytes``)."""
+    if type(obj) is not str:
+        nbytes = repr_bytes(obj)
+        if nbytes:
+            current_or_default().check_alloc(nbytes)
 
 
 def _priced_text(fn: Callable[[Any], str]) -> Callable[[Any], str]:
@@ -255,6 +279,12 @@ def _priced_text(fn: Callable[[Any], str]) -> Callable[[Any], str]:
     return priced
 
 
+@recursion_guard
+def g_hash(obj: Any, /) -> int:
+    check_walk(obj)  # a shared nested tuple: 81 objects, 2**80 nodes to hash
+    return builtins.hash(obj)
+
+
 g_repr = _priced_text(builtins.repr)
 g_ascii = _priced_text(builtins.ascii)
 g_text = _priced_text(builtins.str)
@@ -273,6 +303,7 @@ GUARDED_BUILTINS: dict[str, Callable[..., Any]] = {
     "ascii": g_ascii,
     "iter": g_iter,
     "round": g_round,
+    "hash": g_hash,
 }
 
 
@@ -559,7 +590,7 @@ def _perm(n: Any, k: Any = None, /) -> int:
 def _prod(iterable: Iterable[Any], /, *, start: Any = 1) -> Any:
     acc = start
     for item in counting(iterable):
-        acc = _mul_slow(acc, item, operator.mul)
+        acc = mul_slow(acc, item, operator.mul)
     return acc
 
 

@@ -41,7 +41,19 @@ from safe_eval.limits.estimates import (
 )
 from safe_eval.limits.numbers import check_operands, check_to_int
 
-__all__ = ["counting", "guarded_binop", "guarded_contains"]
+__all__ = [
+    "add_slow",
+    "charge_bytes",
+    "counting",
+    "divlike_slow",
+    "guarded_binop",
+    "guarded_contains",
+    "lshift_slow",
+    "mul_slow",
+    "pow_modular_check",
+    "pow_slow",
+    "price_pow",
+]
 
 Binop = Callable[[Any, Any], Any]
 
@@ -52,7 +64,7 @@ _SMALL_SEQ = 1 << 16  # concatenations shorter than this skip the estimate
 _BYTES_PER_OP = 64
 
 
-def _charge_bytes(nbytes: int) -> None:
+def charge_bytes(nbytes: int) -> None:
     b = current_or_default()
     b.check_alloc(nbytes)
     b.charge(nbytes // _BYTES_PER_OP)
@@ -74,11 +86,11 @@ def _repeat(seq: Any, count: Any, reflected_name: str, op: Binop, a: Any, b: Any
             return op(a, b)  # CPython's own error message
     n = len(seq)
     if n and 0 < count <= sys.maxsize:  # above maxsize CPython raises OverflowError at once
-        _charge_bytes(sys.getsizeof(seq) // 2 + n * count * seq_item_size(seq))
+        charge_bytes(sys.getsizeof(seq) // 2 + n * count * seq_item_size(seq))
     return op(seq, count)
 
 
-def _mul_slow(a: Any, b: Any, op: Binop) -> Any:
+def mul_slow(a: Any, b: Any, op: Binop) -> Any:
     if isinstance(a, int) and isinstance(b, int):
         if not (-_S < a < _S or -_S < b < _S):
             bits_a, bits_b = a.bit_length(), b.bit_length()
@@ -103,7 +115,7 @@ def _mul(a: Any, b: Any) -> Any:
             return a * b
     elif type(a) is float:
         return a * b
-    return _mul_slow(a, b, operator.mul)
+    return mul_slow(a, b, operator.mul)
 
 
 def _imul(a: Any, b: Any) -> Any:
@@ -114,11 +126,17 @@ def _imul(a: Any, b: Any) -> Any:
     elif type(a) is float:
         a *= b
         return a
-    return _mul_slow(a, b, operator.imul)
+    return mul_slow(a, b, operator.imul)
 
 
 # -- ** ------------------------------------------------------------------------------------
-def _pow_slow(a: Any, b: Any, op: Binop) -> Any:
+def pow_slow(a: Any, b: Any, op: Binop) -> Any:
+    price_pow(a, b)
+    return op(a, b)
+
+
+def price_pow(a: Any, b: Any) -> None:
+    """Charge ``a ** b`` (refuse it when too big or too slow) without computing it."""
     if isinstance(a, int) and isinstance(b, int) and b > 0:
         bits = int_pow_bits(a, b)
         if bits:
@@ -130,7 +148,15 @@ def _pow_slow(a: Any, b: Any, op: Binop) -> Any:
                 budget.check_work(1.3 * int_mul_ns(bits // 2, bits // 2))
     else:
         check_operands(a, b, pow_=True)
-    return op(a, b)
+
+
+def pow_modular_check(base: Any, exp: Any, mod: Any) -> None:
+    """``pow(base, exp, mod)``: about ``exp.bit_length()`` modular squarings of ``mod``'s size."""
+    if type(base) is int and type(exp) is int and type(mod) is int and exp > 0:
+        mbits = mod.bit_length()
+        if mbits > 64:
+            per_step = int_mul_ns(mbits, mbits) + int_div_ns(2 * mbits, mbits)
+            current_or_default().check_work(exp.bit_length() * 1.5 * per_step)
 
 
 def _make_pow(op: Binop) -> Binop:
@@ -139,15 +165,15 @@ def _make_pow(op: Binop) -> Binop:
             return a**b
         if type(a) is float and type(b) is float:
             return a**b
-        return _pow_slow(a, b, op)
+        return pow_slow(a, b, op)
 
     return pow_
 
 
 # -- << ------------------------------------------------------------------------------------
-def _lshift_slow(a: Any, b: Any, op: Binop) -> Any:
+def lshift_slow(a: Any, b: Any, op: Binop) -> Any:
     if isinstance(a, int) and isinstance(b, int) and 0 < b <= sys.maxsize and a:
-        _charge_bytes(int_bytes(a.bit_length() + b))
+        charge_bytes(int_bytes(a.bit_length() + b))
     return op(a, b)
 
 
@@ -155,16 +181,16 @@ def _make_lshift(op: Binop) -> Binop:
     def lshift(a: Any, b: Any) -> Any:
         if type(a) is int is type(b) and 0 <= b < 64 and -4611686018427387904 < a < 4611686018427387904:
             return op(a, b)
-        return _lshift_slow(a, b, op)
+        return lshift_slow(a, b, op)
 
     return lshift
 
 
 # -- + -------------------------------------------------------------------------------------
-def _add_slow(a: Any, b: Any, op: Binop) -> Any:
+def add_slow(a: Any, b: Any, op: Binop) -> Any:
     if isinstance(a, SEQ_TYPES) and isinstance(b, SEQ_TYPES):
         if len(a) + len(b) > _SMALL_SEQ:
-            _charge_bytes(sys.getsizeof(a) + sys.getsizeof(b))
+            charge_bytes(sys.getsizeof(a) + sys.getsizeof(b))
     else:
         check_operands(a, b)
     return op(a, b)
@@ -174,7 +200,7 @@ def _add(a: Any, b: Any) -> Any:
     ta = type(a)
     if ta is int or ta is float:
         return a + b
-    return _add_slow(a, b, operator.add)
+    return add_slow(a, b, operator.add)
 
 
 def _iadd(a: Any, b: Any) -> Any:
@@ -189,14 +215,14 @@ def _iadd(a: Any, b: Any) -> Any:
             a += counting(b)
         else:
             if n > _SMALL_SEQ:
-                _charge_bytes(8 * n)
+                charge_bytes(8 * n)
             a += b
         return a
-    return _add_slow(a, b, operator.iadd)
+    return add_slow(a, b, operator.iadd)
 
 
 # -- % and // ------------------------------------------------------------------------------
-def _divlike_slow(a: Any, b: Any, op: Binop) -> Any:
+def divlike_slow(a: Any, b: Any, op: Binop) -> Any:
     if isinstance(a, int) and isinstance(b, int):
         current_or_default().check_work(int_div_ns(a.bit_length(), b.bit_length()))
     elif op is not operator.floordiv and op is not operator.ifloordiv and isinstance(a, str | bytes):
@@ -204,7 +230,7 @@ def _divlike_slow(a: Any, b: Any, op: Binop) -> Any:
             check_to_int(value)  # '%d' % Decimal('1E+999999') converts it to an exact int
         width = percent_format_width(a, b)
         if width > _SMALL_SEQ:
-            _charge_bytes(len(a) + width * (4 if isinstance(a, str) else 1))
+            charge_bytes(len(a) + width * (4 if isinstance(a, str) else 1))
         # %r/%a/%s of big text: escaping can multiply it (``x = 'f(%r)' % x`` in a loop)
         text = repr_bytes(b)
         if text:
@@ -220,7 +246,7 @@ def _make_divlike(op: Binop) -> Binop:
             return op(a, b)
         if type(a) is float:
             return op(a, b)
-        return _divlike_slow(a, b, op)
+        return divlike_slow(a, b, op)
 
     return divlike
 

@@ -28,7 +28,7 @@ import unicodedata
 from typing import Any
 
 from safe_eval.interpreter.marks import MARK, TOKEN
-from safe_eval.limits.guards import GUARDED_METHODS, stdlib_guarded_methods
+from safe_eval.limits.routines import OWNERS, method_price, register_methods, register_stdlib, super_price
 from safe_eval.membrane.allowlists import (
     ALL_PUBLIC,
     CONDITIONAL_DUNDERS,
@@ -190,7 +190,7 @@ def get_attr(obj: object, name: str) -> Any:
     tp = type(obj)
     if name[:1] != "_" and name.isascii():  # fast paths: public names
         if getattr(tp, MARK, None) is TOKEN:
-            if not is_internal_type(tp) and tp.__mro__[-2] not in _GUARDED:
+            if not is_internal_type(tp) and tp.__mro__[-2] not in OWNERS:
                 value = getattr(obj, name)
                 return value if type(value) in PLAIN_SCALARS else _exit(value, obj, name)
         else:
@@ -224,17 +224,19 @@ def _remember(tp: type, name: str, action: Any) -> None:
 
 def _guest_get(obj: object, tp: type, name: str) -> Any:
     if not _looks_private(name):
-        if tp.__mro__[-2] in _GUARDED:  # a guest subclass of str/list/dict ...: guarded methods
-            owner = _owner(tp, name)
-            guarded = None if owner is None else _guarded_method(owner, name)
-            if guarded is not None:
-                return _BoundMethod(guarded, obj, name)
+        if tp.__mro__[-2] in OWNERS:  # a guest subclass of str/list/dict ...: guarded methods
+            priced = _priced(obj, tp, name)
+            if priced is not None:
+                return priced
         return getattr(obj, name)
     if _is_dunder(name):
         if name not in GUEST_INSTANCE_DUNDERS:
             raise _deny(obj, name)
         if name == "__class__":
             return reveal_type(tp)
+        priced = _priced(obj, tp, name)  # a host type's slot, inherited
+        if priced is not None:
+            return priced
         if name == "__dict__":
             try:
                 return object.__getattribute__(obj, "__dict__")
@@ -262,6 +264,10 @@ def _guest_type_get(cls: type, name: str) -> Any:
             return reveal_type(type(cls))
         if name == "__mro__":
             return tuple(reveal_type(k) for k in cls.__mro__ if _holdable_type(k))
+        if owner is not None and not is_guest_defined_type(owner):
+            guarded = method_price(owner, name)  # a host type's slot, inherited
+            if guarded is not None:
+                return guarded
         return _unhook(getattr(cls, name))
     if owner is None or not is_guest_defined_type(owner):
         raise _deny(cls, name)
@@ -312,7 +318,9 @@ def _host_type_get(cls: type, name: str) -> Any:
             return reveal_type(type(cls))
         if name in DATA_METHOD_DUNDERS or name in ("__init__", "__new__", "__setattr__", "__delattr__"):
             if cls in HOST_TYPE_NAMES or issubclass(cls, BaseException):
-                return _unhook(getattr(cls, name))
+                owner = _owner(cls, name)
+                guarded = None if owner is None else method_price(owner, name)
+                return guarded if guarded is not None else _unhook(getattr(cls, name))
         raise _deny(cls, name)
     owner = _owner(cls, name)
     if owner is None or not _listed(owner, name):
@@ -345,7 +353,7 @@ def _host_get(obj: object, tp: type, name: str) -> Any:
         if not _curated(tp):
             raise _deny(obj, name)
         return getattr(obj, name)
-    guarded = _guarded_method(owner, name)
+    guarded = method_price(owner, name)
     if hook is None and tp not in _NEVER_CACHED:
         _remember(tp, name, _PLAIN if guarded is None else guarded)
     if guarded is not None:
@@ -387,7 +395,8 @@ def _host_dunder(obj: object, tp: type, name: str) -> Any:
             return getattr(obj, name)
         raise _deny(obj, name)
     if name in DATA_METHOD_DUNDERS and _registered(tp):
-        return getattr(obj, name)
+        priced = _priced(obj, tp, name)
+        return getattr(obj, name) if priced is None else priced
     if name in CONDITIONAL_DUNDERS and _registered(tp):
         value = getattr(obj, name)
         if _is_guest_made(value):
@@ -429,7 +438,8 @@ def _super_get(obj: Any, name: str) -> Any:
             raise _deny(obj, name)
         if name == "__class__":
             return reveal_type(super)
-        return getattr(obj, name)
+        priced = _super_priced(obj, target, name)
+        return getattr(obj, name) if priced is None else priced
     if _looks_private(name):
         owner = _owner(obj.__thisclass__, name)
         if owner is not None and not is_guest_defined_type(owner):
@@ -437,31 +447,44 @@ def _super_get(obj: Any, name: str) -> Any:
     return getattr(obj, name)
 
 
-# -- methods swapped for guarded versions ---------------------------------------------------------
-# str.format/format_map: the safe formatter; str.ljust, list.extend ...: engineer 5's size guards.
-_GUARDED: dict[type, dict[str, Any]] = {t: dict(m) for t, m in GUARDED_METHODS.items()}
-_GUARDED.setdefault(str, {}).update(format=safe_format, format_map=safe_format_map)
-
-
+# -- methods swapped for priced versions ----------------------------------------------------------
+# The price of a host routine lives in ``limits.routines`` (one table keyed by the routine); every
+# read of a host method or slot here asks it, so ``'ab'.__mul__`` costs what ``'ab' * n`` does.
+# str.format/format_map: the safe formatter.
 def register_guarded_methods(owner: type, table: dict[str, Any]) -> None:
-    """Add guarded methods for host class ``owner`` (the curated modules' bulk consumers such
-    as ``deque.extend``), with ``GUARDED_METHODS``' calling convention ``fn(self, *args)``."""
-    _GUARDED.setdefault(owner, {}).update(table)
+    """Price methods of host class ``owner`` (the curated modules' bulk consumers such as
+    ``deque.extend``), calling convention ``fn(self, *args)``."""
+    register_methods(owner, table)
     _PUBLIC.clear()  # decisions cached before the registration would bypass it
 
 
+register_guarded_methods(str, {"format": safe_format, "format_map": safe_format_map})
+
+
 def _guard_stdlib_types() -> None:
-    # decimal.Decimal's guards: registered (importing decimal) before the type is readable
-    for owner, table in stdlib_guarded_methods().items():
-        register_guarded_methods(owner, table)
+    # Decimal's and Fraction's prices: registered (importing them) before the types are readable
+    register_stdlib()
+    _PUBLIC.clear()
 
 
 when_stdlib_types_registered(_guard_stdlib_types)
 
 
 def _guarded_method(owner: type, name: str) -> Any:
-    table = _GUARDED.get(owner)
-    return None if table is None else table.get(name)
+    return method_price(owner, name)
+
+
+def _priced(obj: object, tp: type, name: str) -> Any:
+    """``obj.name`` bound to its price when the defining class's routine has one."""
+    owner = _owner(tp, name)
+    guarded = None if owner is None else method_price(owner, name)
+    return None if guarded is None else _BoundMethod(guarded, obj, name)
+
+
+def _super_priced(sup: Any, target: object, name: str) -> Any:
+    """``super().name`` resolving to a priced host routine (``super().__mul__`` in a str subclass)."""
+    guarded = super_price(sup, name)
+    return None if guarded is None else _BoundMethod(guarded, target, name)
 
 
 def _class_level(cls: type, owner: type, name: str) -> Any:

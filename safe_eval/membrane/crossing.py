@@ -34,7 +34,7 @@ from typing import Any
 
 from safe_eval.errors import SafeEvalError
 from safe_eval.interpreter.marks import MARK, TOKEN
-from safe_eval.limits.guards import check_format_spec
+from safe_eval.limits.guards import check_format_spec, price_text
 from safe_eval.membrane import allowlists
 from safe_eval.membrane.allowlists import FORBIDDEN_VALUE_TYPES, HOST_TYPE_NAMES, PLAIN_SCALARS
 from safe_eval.membrane.danger import dangerous_callable
@@ -286,4 +286,5 @@ def format_value(value: Any, spec: str = "") -> str:
                 raise TypeError(f"format() argument 2 must be str, not {type(spec).__name__}")
             spec = str.__str__(spec)
         check_format_spec(spec)
+    price_text(value)  # format(x, '') is str(x): escaping nested data can multiply it
     return format(value, spec)

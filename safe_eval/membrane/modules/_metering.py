@@ -2,12 +2,14 @@
 
 Applied to each module's attributes once, when its wrapper is built (``import_module``):
 
-- host functions, builtin functions and bound methods are wrapped by
+- a host routine with a price of its own in ``limits.routines`` (``math.factorial``,
+  ``operator.pow``) is replaced by that guard;
+- other host functions, builtin functions and bound methods are wrapped by
   ``limits.iteration.metered_function``: host iterators they receive tick, long ranges become
   ticking sequences (``math.fsum(range(10**9))``, ``heapq.nlargest(1, range(10**9))``,
   ``operator.countOf(range(10**18), -1)`` stop at the budget);
 - host classes (metaclass ``type``, so the interpreter's constructor hook applies) get a
-  metered constructor in ``limits.guards.GUARDED_CONSTRUCTORS`` (``deque(it, maxlen=0)``,
+  metered constructor in ``limits.routines`` (``deque(it, maxlen=0)``,
   ``Counter(range(10**9))``), and their bulk-consuming methods (``BULK_METHODS``: ``extend``,
   ``update`` ...) a metered replacement through the membrane's guarded-method table. The class
   itself stays the real class (``isinstance``, subclassing, ``deque[int]``).
@@ -25,8 +27,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from safe_eval.interpreter.marks import is_guest_type
-from safe_eval.limits.guards import GUARDED_CONSTRUCTORS
 from safe_eval.limits.iteration import metered_constructor, metered_function, metered_method
+from safe_eval.limits.routines import ROUTINES, price_of, register_routine
 
 __all__ = ["BULK_METHODS", "meter_attrs"]
 
@@ -59,7 +61,10 @@ def meter_attrs(attrs: dict[str, Any], scalar_only: Iterable[str] = ()) -> dict[
     skip = frozenset(scalar_only)
     out: dict[str, Any] = {}
     for name, value in attrs.items():
-        if name not in skip and isinstance(value, _FUNCTIONS):
+        priced = price_of(value) if isinstance(value, _FUNCTIONS) else None
+        if priced is not None:  # the routine's own price (``math.factorial``, ``operator.pow``)
+            value = priced
+        elif name not in skip and isinstance(value, _FUNCTIONS):
             value = metered_function(value)
         elif type(value) is type and not is_guest_type(value) and not issubclass(value, BaseException):
             _meter_class(value)
@@ -70,8 +75,8 @@ def meter_attrs(attrs: dict[str, Any], scalar_only: Iterable[str] = ()) -> dict[
 def _meter_class(cls: type) -> None:
     from safe_eval.membrane.attributes import register_guarded_methods
 
-    if cls not in GUARDED_CONSTRUCTORS:
-        GUARDED_CONSTRUCTORS[cls] = metered_constructor(cls)
+    if cls not in ROUTINES:
+        register_routine(cls, metered_constructor(cls))
     table: dict[str, Any] = {}
     for name in BULK_METHODS:
         owner = next((k for k in cls.__mro__ if name in k.__dict__), None)
