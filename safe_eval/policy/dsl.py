@@ -345,7 +345,7 @@ class _Builder:
         if kind in ("in_set", "not_in_set"):
             assert isinstance(child, Tree)
             values = [self.literal(c) for c in child.children if isinstance(c, Tree)]
-            return OneOf(frozenset(values), negate=kind == "not_in_set")
+            return OneOf(tuple(values), negate=kind == "not_in_set")
         if kind in ("matches", "not_matches"):
             assert isinstance(child, Token)
             pattern = self.at(child, lambda: decode_string(str(child)))

@@ -135,8 +135,11 @@ class Policy(Frozen, Shown):
             entry = self._rules_and_floor(tool)
         rules, floors = entry
         for floor in floors:
+            # a floor's allow rules decide nothing (the extending policy's rules do), its deny
+            # rules and a call that cannot be placed (``unbindable``: the rule cannot tell what
+            # the host will receive) deny
             decision = _first_match(tool, call, floor)
-            if decision is not None and not decision.allowed and decision.rule is not None:
+            if decision is not None and not decision.allowed:
                 return decision
         decision = _first_match(tool, call, rules)
         if decision is not None:
