@@ -23,6 +23,7 @@ from __future__ import annotations
 import typing
 from typing import Any
 
+from safe_eval.interpreter.annotations import register_stand_in
 from safe_eval.interpreter.marks import is_guest_type
 from safe_eval.membrane.kinds import is_guest_defined_type
 from safe_eval.membrane.modules._typing_namedtuple import NamedTuple
@@ -168,6 +169,11 @@ def _wrap(value: Any) -> Any:
     if isinstance(value, type) or type(value).__module__ != "typing":
         return value
     return _form(value)
+
+
+# an annotation naming a stand-in (``from typing import Optional`` then ``-> Optional[str]``)
+# resolves to the host typing object behind it
+register_stand_in(_Form, lambda form: form._real)
 
 
 def get_type_hints(obj: Any, globalns: Any = None, localns: Any = None, include_extras: bool = False) -> Any:
