@@ -14,7 +14,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from safe_eval.interpreter.marks import is_guest_type, mark
+from safe_eval.interpreter.identity import is_guest_class, register_guest_class
 from safe_eval.membrane.modules._util import pick
 from safe_eval.membrane.snapshot import snapshot, snapshot_index, snapshot_items, snapshot_text
 
@@ -61,7 +61,7 @@ def _check_name(name: Any) -> None:
 
 
 def _check_mixin(mixin: Any) -> None:
-    if mixin is not None and mixin not in _MIXINS and not (isinstance(mixin, type) and is_guest_type(mixin)):
+    if mixin is not None and mixin not in _MIXINS and not (isinstance(mixin, type) and is_guest_class(mixin)):
         raise TypeError("enum type= must be int, str, float, bytes or a class defined in guest code")
 
 
@@ -99,7 +99,7 @@ class _GuestEnumType(_ENUM_TYPE):  # type: ignore[misc]
             value = value if text is None else text
         result = super().__call__(value, *args, **kwargs)
         if isinstance(result, type):  # the functional API made a new enum class
-            mark(result)
+            register_guest_class(result)
         return result
 
 

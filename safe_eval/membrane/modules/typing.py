@@ -24,8 +24,7 @@ import typing
 from typing import Any
 
 from safe_eval.interpreter.annotations import register_stand_in
-from safe_eval.interpreter.marks import is_guest_type
-from safe_eval.membrane.kinds import is_guest_defined_type
+from safe_eval.interpreter.identity import is_guest_class
 from safe_eval.membrane.modules._typing_namedtuple import NamedTuple
 from safe_eval.membrane.snapshot import snapshot, snapshot_text
 
@@ -60,7 +59,7 @@ def _check_param(param: Any, depth: int = 0) -> Any:
     if t is tuple or t is list:
         items = [_check_param(p, depth + 1) for p in param]
         return tuple(items) if t is tuple else items
-    if is_guest_defined_type(t):
+    if is_guest_class(t):
         raise TypeError("typing parameters must be classes or typing forms in safe-eval, "
                         f"not instances of {t.__name__}")
     if isinstance(param, type):
@@ -121,7 +120,7 @@ class _Form:
     def __eq__(self, other: object) -> bool:
         if type(other) is _Form:
             return bool(self._real == other._real)
-        if type(other).__module__ == "typing" and not is_guest_defined_type(type(other)):
+        if type(other).__module__ == "typing" and not is_guest_class(type(other)):
             return bool(self._real == other)
         return NotImplemented
 
@@ -197,7 +196,7 @@ def no_type_check(arg: Any) -> Any:
 
 def runtime_checkable(cls: Any) -> Any:
     """``typing.runtime_checkable`` for guest protocol classes only (it sets a flag on cls)."""
-    if not (isinstance(cls, type) and is_guest_type(cls)):
+    if not (isinstance(cls, type) and is_guest_class(cls)):
         raise TypeError("runtime_checkable() can only decorate classes defined in guest code")
     return typing.runtime_checkable(cls)
 
