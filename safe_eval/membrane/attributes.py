@@ -28,7 +28,13 @@ import unicodedata
 from typing import Any
 
 from safe_eval.interpreter.marks import MARK, TOKEN
-from safe_eval.limits.routines import OWNERS, method_price, register_methods, register_stdlib, super_price
+from safe_eval.limits.routines import (
+    inherits_priced,
+    method_price,
+    register_methods,
+    register_stdlib,
+    super_price,
+)
 from safe_eval.membrane.allowlists import (
     ALL_PUBLIC,
     CONDITIONAL_DUNDERS,
@@ -190,7 +196,7 @@ def get_attr(obj: object, name: str) -> Any:
     tp = type(obj)
     if name[:1] != "_" and name.isascii():  # fast paths: public names
         if getattr(tp, MARK, None) is TOKEN:
-            if not is_internal_type(tp) and tp.__mro__[-2] not in OWNERS:
+            if not is_internal_type(tp) and not inherits_priced(tp):
                 value = getattr(obj, name)
                 return value if type(value) in PLAIN_SCALARS else _exit(value, obj, name)
         else:
@@ -224,7 +230,7 @@ def _remember(tp: type, name: str, action: Any) -> None:
 
 def _guest_get(obj: object, tp: type, name: str) -> Any:
     if not _looks_private(name):
-        if tp.__mro__[-2] in OWNERS:  # a guest subclass of str/list/dict ...: guarded methods
+        if inherits_priced(tp):  # a guest subclass of str/list/dict ... (any base): guarded methods
             priced = _priced(obj, tp, name)
             if priced is not None:
                 return priced

@@ -13,6 +13,7 @@ from typing import Any
 
 from safe_eval.errors import RecursionLimit
 from safe_eval.limits.budget import current_or_default
+from safe_eval.limits.indices import as_index
 from safe_eval.membrane.modules._util import check_alloc
 
 MAX_INDENT = 64
@@ -23,6 +24,9 @@ def _check_layout(kwargs: dict[str, Any]) -> None:
     if "cls" in kwargs:
         raise TypeError("json: the 'cls' argument is not supported in safe-eval")
     indent = kwargs.get("indent")
+    if indent is not None and not isinstance(indent, str):
+        # the encoder builds ``' ' * indent``: read once, checked, and only that value used
+        indent = kwargs["indent"] = as_index(indent)
     if isinstance(indent, int) and not isinstance(indent, bool) and indent > MAX_INDENT:
         raise ValueError(f"json: indent must be at most {MAX_INDENT}")
     if isinstance(indent, str) and len(indent) > MAX_INDENT:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from safe_eval.limits.indices import as_index
 from safe_eval.membrane.modules._util import check_alloc
 
 PER_RUN = True
@@ -22,27 +23,29 @@ METHODS = ["seed", "random", "uniform", "triangular", "randint", "randrange", "c
 
 
 class Random(random.Random):
-    """``random.Random`` with the size-taking methods checked first."""
+    """``random.Random`` with the size-taking methods checked first: each size is read once
+    (``limits.indices``), checked, and only the value read is passed on."""
 
-    def getrandbits(self, k: int, /) -> int:
-        if isinstance(k, int) and k > 4096:
+    def getrandbits(self, k: Any, /) -> int:
+        k = as_index(k)
+        if k > 4096:
             check_alloc(k // 8)
         return super().getrandbits(k)
 
-    def randbytes(self, n: int) -> bytes:
-        if isinstance(n, int):
-            check_alloc(n)
+    def randbytes(self, n: Any) -> bytes:
+        n = as_index(n)
+        check_alloc(n)
         return super().randbytes(n)
 
     def choices(self, population: Any, weights: Any = None, *, cum_weights: Any = None,
-                k: int = 1) -> list[Any]:
-        if isinstance(k, int):
-            check_alloc(8 * k)
+                k: Any = 1) -> list[Any]:
+        k = as_index(k)
+        check_alloc(8 * k)
         return super().choices(population, weights, cum_weights=cum_weights, k=k)
 
-    def sample(self, population: Any, k: int, *, counts: Any = None) -> list[Any]:
-        if isinstance(k, int):
-            check_alloc(8 * k)
+    def sample(self, population: Any, k: Any, *, counts: Any = None) -> list[Any]:
+        k = as_index(k)
+        check_alloc(8 * k)
         return super().sample(population, k, counts=counts)
 
 
