@@ -156,11 +156,12 @@ def price_pow(a: Any, b: Any) -> None:
 
 def pow_modular_check(base: Any, exp: Any, mod: Any) -> None:
     """``pow(base, exp, mod)``: about ``exp.bit_length()`` modular squarings of ``mod``'s size."""
-    if type(base) is int and type(exp) is int and type(mod) is int and exp > 0:
-        mbits = mod.bit_length()
-        if mbits > 64:
+    if isinstance(base, int) and isinstance(exp, int) and isinstance(mod, int):
+        e, m = as_index(exp), as_index(mod)  # int subclasses: priced on their digits
+        mbits = m.bit_length()
+        if e > 0 and mbits > 64:
             per_step = int_mul_ns(mbits, mbits) + int_div_ns(2 * mbits, mbits)
-            current_or_default().check_work(exp.bit_length() * 1.5 * per_step)
+            current_or_default().check_work(e.bit_length() * 1.5 * per_step)
 
 
 def _make_pow(op: Binop) -> Binop:

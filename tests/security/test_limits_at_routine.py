@@ -122,6 +122,7 @@ SIZE_ARGUMENTS = [
     ("str-repeat-int-subclass-lies", SUBCLASS_LIES + "'ab' * I(10**8)", ALLOC),
     ("str-mul-slot-int-subclass-lies", SUBCLASS_LIES + "'ab'.__mul__(I(10**8))", ALLOC),
     ("lshift-int-subclass-lies", SUBCLASS_LIES + "1 << I(10**10)", ALLOC),
+    ("modular-pow-int-subclass", SUBCLASS_LIES + "pow(7, I(1 << 10**5), I((1 << 20000) + 1))", WORK),
     ("str-mixin-ljust", "class B:\n    pass\nclass S(str, B):\n    pass\nS('x').ljust(10**8)", ALLOC),
     ("str-enum-mixin-ljust", "import enum\nclass S(str, enum.Enum):\n    A = 'x'\nS.A.ljust(10**8)", ALLOC),
     ("list-mixin-extend", "class B:\n    pass\nclass L(list, B):\n    pass\n"
@@ -135,6 +136,16 @@ SIZE_ARGUMENTS = [
 def test_a_size_argument_is_priced_as_the_routine_reads_it(code, outcome):
     error, message = outcome
     with pytest.raises(error, match=message):
+        safe_eval(code, {}, limits=SMALL)
+
+
+@pytest.mark.parametrize("code", [
+    SUBCLASS_LIES + "import decimal\nc = decimal.getcontext()\nc.prec = I(10**8)",
+    SUBCLASS_LIES + "import decimal\ndecimal.Context(prec=I(10**8))",
+    SUBCLASS_LIES + "import decimal\nwith decimal.localcontext(prec=I(10**8)):\n    pass",
+], ids=["set-on-context", "context-constructor", "localcontext"])
+def test_a_decimal_precision_is_capped_on_the_digits_the_context_reads(code):
+    with pytest.raises(GuestError, match="ValueError: decimal precision is limited to 4000 digits"):
         safe_eval(code, {}, limits=SMALL)
 
 
