@@ -263,7 +263,14 @@ def test_host_objects_are_opaque_unless_exposed() -> None:
         get_attr(hidden, "owner")
     shown = enter_value(expose(Account(), attrs=["owner"], writable=["owner"]))
     assert get_attr(shown, "owner") == "alice"
-    set_attr(shown, "owner", "bob")
+    # assigning a writable attribute is a tool call: decided by the running policy
+    from safe_eval.context import RunContext, activate
+    from safe_eval.limits.budget import Budget
+    from safe_eval.limits.model import Limits
+    from safe_eval.policy import default_policy
+
+    with activate(RunContext(Budget(Limits()), default_policy())):
+        set_attr(shown, "owner", "bob")
     assert get_attr(shown, "owner") == "bob"
     with pytest.raises(AttributeError):
         get_attr(shown, "_key")

@@ -20,6 +20,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from safe_eval.interpreter.annotations import is_inert
 from safe_eval.membrane.kinds import is_guest_defined_type
 
 __all__ = ["leaves_for"]
@@ -40,13 +41,14 @@ def _own(cls: type) -> Any:
     return type.__dict__["__dict__"].__get__(cls)  # the namespace itself: no metaclass hook
 
 
-def own_annotations(cls: object) -> tuple[tuple[str, str | None], ...]:
-    """``(name, annotation text)`` of the fields annotated in the class body itself, in order."""
+def own_annotations(cls: object) -> tuple[tuple[str, Any], ...]:
+    """``(name, annotation)`` of the fields annotated in the class body itself, in order: the
+    real type ``interpreter/annotations.py`` resolved (never text), or None."""
     klass = _guest_class(cls, "dataclass()")
     ann = _own(klass).get("__annotations__")
     if type(ann) is not dict:
         return ()
-    return tuple((k, v if type(v) is str else None) for k, v in ann.items() if type(k) is str)
+    return tuple((k, v if is_inert(v) else None) for k, v in ann.items() if type(k) is str)
 
 
 def own_value(cls: object, name: object, default: Any) -> Any:
@@ -137,7 +139,7 @@ def finish_field(f: object, name: object, annotation: object, kw_only: bool) -> 
         raise TypeError("finish_field() takes a dataclasses.Field")
     field: Any = f
     field.name = name
-    field.type = annotation if type(annotation) is str else None
+    field.type = annotation if is_inert(annotation) else None  # a real type, never text
     field._field_type = _FIELD
     if field.kw_only is _MISSING:
         field.kw_only = bool(kw_only)

@@ -20,6 +20,7 @@ from safe_eval.limits.result_bound import ResultBound
 
 # inspect (about 5 ms to import) is loaded when a signature is asked for, not at cold start
 if TYPE_CHECKING:
+    import ast
     import inspect
 
 __all__ = ["FuncCode", "Function", "Origin"]
@@ -46,7 +47,7 @@ class FuncCode:
         is_generator: bool = False,
         is_async: bool = False,
         returns_value: bool = False,  # body(frame) returns the value (lambdas, plain functions)
-        annotations: dict[str, str] | None = None,
+        annotations: dict[str, ast.expr] | None = None,  # scrub's kept-aside expressions
     ) -> None:
         self.info = info
         self.body = body
@@ -63,7 +64,7 @@ class FuncCode:
         self.is_generator = is_generator
         self.is_async = is_async
         self.returns_value = returns_value
-        self.annotations: dict[str, str] = {} if annotations is None else annotations
+        self.annotations: dict[str, ast.expr] = {} if annotations is None else annotations
         self.npos = len(self.posonly) + len(self.args)
         nparams = self.npos + len(self.kwonly) + (self.vararg is not None) + (self.kwarg is not None)
         self.nparams = nparams
@@ -158,7 +159,6 @@ class Function:
         d["__qualname__"] = code.info.qualname
         d["__module__"] = "__main__"
         d["__doc__"] = None
-        d["__annotations__"] = dict(code.annotations)
 
     # -- attributes functools.wraps and inspect use ---------------------------------------
     @property
@@ -168,6 +168,29 @@ class Function:
     @property
     def __kwdefaults__(self) -> dict[str, Any] | None:
         return self.kwdefaults or None
+
+    @property
+    def __annotations__(self) -> dict[str, Any]:
+        """Real types resolved from the annotations' AST on first read, against the globals
+        as they are then (so a method can name its class); never text (annotations.py)."""
+        d = self.__dict__
+        ann = d.get("__annotations__")
+        if ann is None:
+            from safe_eval.interpreter.annotations import function_annotations
+
+            ann = d["__annotations__"] = function_annotations(self.code.annotations, self.globals)
+        return ann
+
+    @__annotations__.setter
+    def __annotations__(self, value: Any) -> None:
+        # functools.wraps copies annotations from what it wraps (maybe a host function whose
+        # annotations are text): only inert values are kept
+        from safe_eval.interpreter.annotations import is_inert
+
+        if type(value) is not dict:
+            raise TypeError("__annotations__ must be set to a dict object")
+        self.__dict__["__annotations__"] = {
+            k: v for k, v in value.items() if type(k) is str and is_inert(v)}
 
     @property
     def __signature__(self) -> inspect.Signature:
@@ -423,7 +446,7 @@ def signature_of(fn: Function) -> inspect.Signature:
     params: list[inspect.Parameter] = []
     defaults = fn.defaults
     first_default = code.npos - len(defaults)
-    ann = fn.__dict__.get("__annotations__", {})
+    ann = fn.__annotations__
     for i, n in enumerate(code.posonly + code.args):
         kind = P.POSITIONAL_ONLY if i < len(code.posonly) else P.POSITIONAL_OR_KEYWORD
         default = defaults[i - first_default] if i >= first_default else P.empty

@@ -41,11 +41,13 @@ from safe_eval.membrane.danger import dangerous_callable
 from safe_eval.membrane.kinds import is_guest_defined_type
 from safe_eval.membrane.proxies import (
     Exposed,
+    HostExceptionClass,
     HostIterator,
     HostProxy,
     Refused,
     Tool,
     declared,
+    host_exception_class,
     host_iterator,
     proxy,
     refused,
@@ -169,6 +171,9 @@ def _enter_type(cls: type, name: str | None) -> Any:
     if issubclass(cls, type):
         return refused(f"metaclass '{cls.__name__}'", "metaclasses build host classes")
     shown = reveal_type(cls)
+    if type(shown) is HostExceptionClass and name is not None and issubclass(cls, BaseException):
+        # from env: the tool of its env key, the name the policy is written against
+        return host_exception_class(name, cls)
     if shown is not cls:
         return shown
     why = dangerous_callable(cls)

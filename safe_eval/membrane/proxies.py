@@ -12,8 +12,18 @@
   without a decision.
 - ``HostProxy``: any other host object. Exposes only what the host declared with
   ``expose(obj, attrs=..., methods=..., writable=...)`` or a ``__safe_eval_expose__`` class
-  attribute; by default nothing but its type name in its repr. A value assigned to a writable
-  attribute is stored as its plain copy (``policy/plain.py``), like a tool argument.
+  attribute; by default nothing but its type name in its repr. Assigning a writable attribute
+  runs host code (a property setter) and hands the host a value: it is the tool call
+  ``Type.attr(value)``, decided by the policy and seen by the audit hook like any other, and
+  the host stores the plain copy (``policy/plain.py``) the rule decided on; a value that cannot
+  be copied whole (a guest object) is refused.
+
+Naming (what a policy rule names): a callable or host exception class from ``env`` is the tool
+of its env key; a method of an exposed object is ``Type.method``, ``Type`` being the object's
+class name, or the class's own name when the exposed object is a class (``User.create``); a
+writable attribute is ``Type.attr``. A callable reached any other way (inside a container in
+env, returned by a tool, read from an exposed attribute, a caught host exception's class) is
+named by its own ``__name__``.
 - ``HostIterator``: a host generator or iterator; each item crosses through ``enter_value``.
 - ``Refused``: a host value that must never reach the guest (a module without a curated
   wrapper, ``exec``, anything from ``os``...). Using it raises ``PolicyViolation``, which guest
@@ -31,6 +41,7 @@ from typing import Any
 
 from safe_eval.diagnostics import Diagnostic
 from safe_eval.errors import PolicyViolation, SafeEvalError
+from safe_eval.interpreter.annotations import register_stand_in
 
 __all__ = [
     "Exposed", "HostExceptionClass", "HostIterator", "HostProxy", "Refused", "Tool",
@@ -188,7 +199,9 @@ class HostProxy:
         _check_key(key, "proxy")
         self._obj = decl.obj
         self._decl = decl
-        self._label = type(decl.obj).__name__
+        # an exposed class is named by itself, not by its metaclass (every class is a ``type``)
+        owner = decl.obj if isinstance(decl.obj, type) else type(decl.obj)
+        self._label = owner.__name__
 
     def __repr__(self) -> str:
         return f"<{self._label} object>"
@@ -206,11 +219,32 @@ class HostProxy:
     def __safe_eval_setattr__(self, name: str, value: Any) -> None:
         if name not in self._decl.writable:
             raise AttributeError(f"'{self._label}' object attribute '{name}' is read-only in safe-eval")
+        from safe_eval.membrane.crossing import guest_exception
         from safe_eval.policy.plain import plain
 
         # the other way out of the guest: the host reads this attribute later, so it gets the
         # plain data a guest str/list subclass holds, never the subclass with its own methods
-        setattr(self._obj, name, plain(value)[0])
+        # nor a guest object (its __eq__/__str__ would run as host code)
+        copy, complete = plain(value)
+        if not complete:
+            raise TypeError(
+                f"cannot assign a {type(value).__name__} to '{self._label}.{name}': "
+                "only plain data (str, numbers, lists, dicts ...) can be stored in a host object"
+            )
+        obj = self._obj
+
+        def assign(value: Any) -> None:
+            setattr(obj, name, value)
+
+        try:
+            (_CALL_TOOL[0] if _CALL_TOOL else _load_call_tool())(f"{self._label}.{name}", assign, (copy,), {})
+        except SafeEvalError:
+            raise
+        except Exception as exc:  # a host setter's error, re-created clean
+            error = guest_exception(exc)
+        else:
+            return
+        raise error
 
 
 class HostIterator:
@@ -272,6 +306,14 @@ class Refused:
 
     def __safe_eval_getattr__(self, name: str) -> Any:
         raise self._error()
+
+
+def _tool_class(t: Tool) -> Any:
+    return t._fn if isinstance(t._fn, type) else None
+
+
+# an annotation naming a class the host handed in through ``env`` means that class
+register_stand_in(Tool, _tool_class)
 
 
 def tool(name: str, fn: Callable[..., Any]) -> Tool:

@@ -13,9 +13,15 @@ arguments exactly as CPython will when the host function is called, and returns
 (``star``, None when the signature has no ``*args``).
 
 The placer is built once per function (cached by identity; for a bound method, per underlying
-function, so the instance is not kept) and is a plain zip for the common signature without
-``*args``/``**kwargs``/positional-only parameters. ``None``: the signature cannot be read (some
-C callables); the gate then cannot tell which argument is which (see ``model.Policy.decide``).
+function in a cache of its own, so the instance is not kept and the function called plain never
+gets the placer that skips ``self``) and is a plain zip for the common signature without
+``*args``/``**kwargs``/positional-only parameters.
+
+The signature read is the one CPython calls: never ``__wrapped__`` (a ``functools.wraps``
+decorator's ``(*args, **kwargs)`` wrapper is what receives the call, not the narrower function
+it names). ``None``: the signature cannot be read (some C callables), or a class whose own
+``__new__`` and ``__init__`` take different parameters (each would receive the arguments in
+another place); the gate then cannot tell which argument is which (see ``model.Policy.decide``).
 """
 
 from __future__ import annotations
@@ -39,8 +45,11 @@ _CACHE_SIZE = 512
 
 # id(key) -> (key, placer, the names of its parameters other than *args/**kwargs), or
 # (key, None, None) for an unreadable signature: the key is kept so a recycled id is never
-# confused with it
-_cache: dict[int, tuple[Any, Placer | None, frozenset[str] | None]] = {}
+# confused with it. Callables called as they are in ``_cache``; bound methods, keyed by their
+# ``__func__`` (whose placer skips the first parameter), in ``_method_cache``.
+Entry = tuple[Any, "Placer | None", "frozenset[str] | None"]
+_cache: dict[int, Entry] = {}
+_method_cache: dict[int, Entry] = {}
 
 
 class BindError(TypeError):
@@ -60,18 +69,21 @@ def parameters_of(fn: Any) -> frozenset[str] | None:
     return _entry(fn)[2]
 
 
-def _entry(fn: Any) -> tuple[Any, Placer | None, frozenset[str] | None]:
-    key = fn.__func__ if type(fn) is types.MethodType else fn
-    entry = _cache.get(id(key))
+def _entry(fn: Any) -> Entry:
+    if type(fn) is types.MethodType:
+        key, cache = fn.__func__, _method_cache
+    else:
+        key, cache = fn, _cache
+    entry = cache.get(id(key))
     if entry is not None and entry[0] is key:
         return entry
     entry = (key, *_make_placer(fn))
     owner = getattr(fn, "__self__", None)
     if key is fn and owner is not None and not isinstance(owner, types.ModuleType):
         return entry  # a C method bound to an instance: caching it would keep the instance
-    if len(_cache) >= _CACHE_SIZE:
-        _cache.clear()
-    _cache[id(key)] = entry
+    if len(cache) >= _CACHE_SIZE:
+        cache.clear()
+    cache[id(key)] = entry
     return entry
 
 
@@ -87,7 +99,9 @@ def _make_placer(fn: Any) -> tuple[Placer | None, frozenset[str] | None]:
     import inspect
 
     try:
-        sig = inspect.signature(fn)
+        sig = inspect.signature(fn, follow_wrapped=False)
+        if isinstance(fn, type) and not _one_signature(fn):
+            return None, None
     except (TypeError, ValueError):
         return None, None
     params = list(sig.parameters.values())
@@ -96,6 +110,26 @@ def _make_placer(fn: Any) -> tuple[Placer | None, frozenset[str] | None]:
     if all(p.kind in (_P.POSITIONAL_OR_KEYWORD, _P.KEYWORD_ONLY) for p in params):
         return _simple_placer(params), shape
     return _general_placer(sig), shape
+
+
+def _one_signature(cls: type) -> bool:
+    """Whether ``cls(...)`` places its arguments one way: ``inspect.signature(cls)`` shows one
+    of ``__new__``/``__init__``, and CPython passes the arguments to both. Only methods written
+    in Python are looked at, as ``inspect`` does (a C ``__new__`` such as ``BaseException``'s
+    takes any arguments and only stores them)."""
+    import inspect
+
+    new, init = (getattr(cls, name, None) for name in ("__new__", "__init__"))
+    if not (isinstance(new, types.FunctionType) and isinstance(init, types.FunctionType)):
+        return True
+    return _after_first(inspect.signature(new, follow_wrapped=False)) == _after_first(
+        inspect.signature(init, follow_wrapped=False)
+    )
+
+
+def _after_first(sig: inspect.Signature) -> list[tuple[str, Any, Any]]:
+    # the parameters after ``cls``/``self``, by name, kind and default (annotations aside)
+    return [(p.name, p.kind, p.default) for p in list(sig.parameters.values())[1:]]
 
 
 def _simple_placer(params: list[inspect.Parameter]) -> Placer:

@@ -16,7 +16,9 @@ each condition holds *or is in doubt*, so a value of an unexpected kind cannot s
 
     condition          evaluated on (elsewhere: in doubt)
     name: T            every plain value
-    == v, in {..}      str, int, float, bool, None and plain containers (not bytes, Decimal ...)
+    == v, in {..}      a value of the literal's own kind: str, bool, int, float or None (a bool
+                       for `== 1`, a float for `== 1`, a list for `== "a"`, bytes, Decimal ...
+                       are of another kind: the host may still treat them as equal)
     in lo..hi          int, float (not NaN), Decimal, Fraction (not bool)
     matches r"..."     str
     len lo..hi         str, bytes, bytearray, list, tuple, dict, set, frozenset
@@ -58,7 +60,8 @@ def _stand_in(value: Any) -> bool:
 
 
 def _kind(value: Any) -> str | None:
-    """Which literal family a plain value belongs to (None: not a plain value)."""
+    """Which literal family a plain value belongs to (None: not a plain value). ``==`` and
+    ``in`` compare within a family (1 == 1.0), never across (True is not 1)."""
     t = type(value)
     if t is str:
         return "str"
@@ -69,6 +72,19 @@ def _kind(value: Any) -> str | None:
     if value is None:
         return "none"
     return None
+
+
+def _exact_kind(value: Any) -> type:
+    # what a literal is told apart by when policies are compared and hashed, and what an
+    # argument must share with a literal for a deny rule to be sure of `==`/`in`: True == 1
+    # and 1 == 1.0 in Python, but a host may treat them differently (`if flag is True`,
+    # `json.dumps`), and `deny f(x == True)` must not be the same rule as `deny f(x == 1)`
+    return type(value)
+
+
+def literal_key(value: Any) -> tuple[str, Any]:
+    """A literal as its policies compare and hash it: ``(exact type name, value)``."""
+    return (type(value).__name__, value)
 
 
 def _check_literal(value: Any) -> None:
@@ -131,20 +147,28 @@ class IsType(Condition):
 class Equals(Condition):
     """``name == v`` (or ``!=`` with ``negate``): plain values of the literal's kind only."""
 
-    value: Any
+    value: Any = field(compare=False)
     negate: bool = False
+    # compared and hashed instead of ``value``: ``== True`` and ``== 1`` are different rules
+    key: tuple[str, Any] = field(init=False, repr=False)
     predicate: Predicate = field(init=False, repr=False, compare=False, hash=False)
     doubt: Predicate = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         _check_literal(self.value)
+        object.__setattr__(self, "key", literal_key(self.value))
         expected, kind, negate = self.value, _kind(self.value), self.negate
+        exact = _exact_kind(expected)
 
         def equals(value: Any) -> bool:
             same = _kind(value) == kind and value == expected
             return same != negate and not _stand_in(value)
 
-        _set_compiled(self, equals, _stand_in)
+        def in_doubt(value: Any) -> bool:
+            # a value of another kind than the literal's (1 for True, ["a"] for "a", b"a")
+            return type(value) is not exact or _stand_in(value)
+
+        _set_compiled(self, equals, in_doubt)
 
     def render(self) -> str:
         return f"{'!=' if self.negate else '=='} {render_literal(self.value)}"
@@ -158,29 +182,39 @@ class Equals(Condition):
 class OneOf(Condition):
     """``name in {a, b}`` (or ``not in``): plain values of the literals' kinds only."""
 
-    values: frozenset[Any]
+    # any iterable of literals (a list keeps ``{1, True}`` two values; a set would merge them)
+    values: Iterable[Any] = field(compare=False)
     negate: bool = False
+    # compared and hashed instead of ``values``: ``in {True}`` and ``in {1}`` are different rules
+    key: frozenset[tuple[str, Any]] = field(init=False, repr=False)
     predicate: Predicate = field(init=False, repr=False, compare=False, hash=False)
     doubt: Predicate = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        values = frozenset(self.values) if not isinstance(self.values, frozenset) else self.values
-        if not values:
-            raise PolicyError("`in {...}` needs at least one value")
-        for v in values:
+        unique: dict[tuple[str, Any], Any] = {}
+        for v in self.values:
             _check_literal(v)
-        object.__setattr__(self, "values", values)
-        keyed = frozenset((_kind(v), v) for v in values)
+            unique.setdefault(literal_key(v), v)
+        if not unique:
+            raise PolicyError("`in {...}` needs at least one value")
+        object.__setattr__(self, "values", tuple(unique.values()))
+        object.__setattr__(self, "key", frozenset(unique))
+        keyed = frozenset((_kind(v), v) for v in unique.values())
+        exact = frozenset(_exact_kind(v) for v in unique.values())
         negate = self.negate
 
         def one_of(value: Any) -> bool:
             kind = _kind(value)
             return (kind is not None and (kind, value) in keyed) != negate and not _stand_in(value)
 
-        _set_compiled(self, one_of, _stand_in)
+        def in_doubt(value: Any) -> bool:
+            # a value of none of the literals' kinds (1 for {True}, ["a"] for {"a"}, b"a")
+            return type(value) not in exact or _stand_in(value)
+
+        _set_compiled(self, one_of, in_doubt)
 
     def sorted_values(self) -> list[Any]:
-        return sorted(self.values, key=lambda v: (str(_kind(v)), render_literal(v)))
+        return sorted(self.values, key=lambda v: (type(v).__name__, render_literal(v)))
 
     def render(self) -> str:
         items = ", ".join(render_literal(v) for v in self.sorted_values())
@@ -214,13 +248,16 @@ def _render_range(lo: int | float | None, hi: int | float | None) -> str:
 class InRange(Condition):
     """``name in lo..hi``: an int or float (not bool) within inclusive bounds (None: open)."""
 
-    low: int | float | None = None
-    high: int | float | None = None
+    low: int | float | None = field(default=None, compare=False)
+    high: int | float | None = field(default=None, compare=False)
+    # compared and hashed instead of the bounds: 1..5 and 1.0..5.0 render differently
+    key: tuple[tuple[str, Any], tuple[str, Any]] = field(init=False, repr=False)
     predicate: Predicate = field(init=False, repr=False, compare=False, hash=False)
     doubt: Predicate = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         _check_bounds(self.low, self.high, "range")
+        object.__setattr__(self, "key", (literal_key(self.low), literal_key(self.high)))
         lo = -math.inf if self.low is None else self.low
         hi = math.inf if self.high is None else self.high
 

@@ -18,7 +18,9 @@ in ``tests/security/test_one_door_out.py``):
     int        int.__int__(x)        float  float.__float__(x)
     bytes      bytes.__getitem__(x, slice(None))
     complex    complex(complex.real.__get__(x), complex.imag.__get__(x))
-    bytearray  bytearray.copy(x)     Decimal, Fraction (exact types only): kept as they are
+    bytearray  bytearray.copy(x)     Decimal (exact type only): kept as it is (its digits are C data)
+    Fraction   (exact type only) rebuilt from int copies of its two slots: ``Fraction(GuestInt(5))``
+               holds the guest int itself
     list       list.copy(x)          (list_slice: the item array, not __iter__/__getitem__)
     tuple      tuple.__iter__(x)     (tupleiter: the item array)
     dict       dict.items(x)         (a view iterating the hash table, not keys()/__iter__)
@@ -95,8 +97,11 @@ def _copy(value: Any, depth: int, path: set[int]) -> tuple[Any, bool]:
     for base, routine in _SCALAR_COPIES:
         if issubclass(t, base):
             return routine(value), True
-    if _exact_number(t):
-        return value, True  # an exact Decimal or Fraction: immutable host data, kept as it is
+    if _exact_decimal(t):
+        return value, True  # immutable C data, nothing a guest object can hide in
+    fraction = _exact_fraction(t)
+    if fraction is not None:
+        return _fraction_copy(fraction, value)
     if depth >= MAX_DEPTH or id(value) in path:
         return value, False
     if issubclass(t, list):
@@ -127,12 +132,33 @@ def _pay(items: int) -> None:
         budget.charge(items)
 
 
-def _exact_number(t: type) -> bool:
-    # looked up, not imported: a run that never imported decimal/fractions holds neither
-    decimal, fractions = sys.modules.get("decimal"), sys.modules.get("fractions")
-    return (decimal is not None and t is decimal.Decimal) or (
-        fractions is not None and t is fractions.Fraction
+def _exact_decimal(t: type) -> bool:
+    # looked up, not imported: a run that never imported decimal holds none; only the C
+    # implementation keeps its digits out of reach (``_pydecimal`` stores Python ints)
+    decimal = sys.modules.get("decimal")
+    return decimal is not None and t is decimal.Decimal and t.__module__ == "decimal" and (
+        "_decimal" in sys.modules and t is sys.modules["_decimal"].Decimal
     )
+
+
+def _exact_fraction(t: type) -> Any:
+    fractions = sys.modules.get("fractions")
+    return fractions.Fraction if fractions is not None and t is fractions.Fraction else None
+
+
+def _fraction_copy(fraction: Any, value: Any) -> tuple[Any, bool]:
+    # the slots read by their descriptors (not the ``numerator`` property); Fraction is pure
+    # Python, so a guest can make them hold anything (``Fraction(I(3))`` for an int subclass
+    # whose ``numerator`` is a guest object): only two ints, copied as any int argument is and
+    # normalised again by host arithmetic on exact ints, make a plain Fraction
+    num = fraction._numerator.__get__(value)
+    den = fraction._denominator.__get__(value)
+    if not all(issubclass(type(n), int) and type(n) is not bool for n in (num, den)):
+        return value, False
+    num, den = int.__int__(num), int.__int__(den)
+    if den == 0:
+        return value, False
+    return fraction(num, den), True
 
 
 def _items(items: Any, kind: type, value: Any, depth: int, path: set[int]) -> tuple[Any, bool]:

@@ -293,6 +293,7 @@ def tri_match(
     if rule.args is None:
         return True
     problem = ""
+    guessed = bound is None  # positions placed in the rule's own order, not the tool's
     if bound is None:
         bound, problem = rule.bind(args, kwargs)
     checks = {a.name: a.predicate if rule.action == "allow" else a.denies for a in rule.args}
@@ -313,7 +314,9 @@ def tri_match(
     for name, check in checks.items():
         if name not in bound:
             return False
-        if bound[name] is UNKNOWN:
+        if bound[name] is UNKNOWN or (guessed and name not in kwargs):
+            # a value only guessed to be this argument (deny when in doubt fires on a value of
+            # another kind): the run-time gate, which places by the real signature, decides
             result = None
         elif not check(bound[name]):
             return False

@@ -8,14 +8,17 @@ as the attacker wrote it: guest code through the public API, against a recording
 
 from __future__ import annotations
 
+import fractions
+import functools
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from safe_eval import Evaluator, safe_eval
+from safe_eval import Evaluator, safe_eval, safe_exec
 from safe_eval.errors import GuestError, PolicyViolation
 from safe_eval.membrane import expose
-from safe_eval.policy import parse_policy, shipped_policy
+from safe_eval.policy import Policy, load_policy, parse_policy, shipped_policy
 
 AGENT = shipped_policy("agent")
 
@@ -390,3 +393,296 @@ p.tags = Tags(["user"])
     safe_eval(code, env)
     assert (type(profile.name), str(profile.name)) == (str, "bob")
     assert (type(profile.tags), list(profile.tags)) == (list, ["user"])
+
+
+# -- a call the gate cannot place is denied, at the floor too (issue 16, finding 4) -------------
+
+
+def _extending(tmp_path: Path, base: str, child: str) -> Policy:
+    (tmp_path / "base.policy").write_text(f"policy base\n{base}\n")
+    (tmp_path / "child.policy").write_text(f'policy child\nextends "base.policy"\n{child}\n')
+    return load_policy(tmp_path / "child.policy")
+
+
+def test_a_keyword_named_like_a_positional_only_parameter_does_not_lift_the_base_deny(tmp_path: Path) -> None:
+    fetched: list[str] = []
+
+    def fetch(url: str, /, **options: Any) -> str:
+        fetched.append(url)
+        return "body"
+
+    policy = _extending(
+        tmp_path,
+        'deny fetch(url matches r"https?://(169\\.254\\.|localhost|127\\.).*") raise "no internal addresses"\n'
+        'allow fetch(url: str matches r"https://.*", *)',
+        "allow fetch(*)",
+    )
+    code = 'u = "http://169.254." + "169.254/latest/meta-data"\nfetch(u, url="x")'
+    with pytest.raises(GuestError, match="do not fit its signature"):
+        safe_eval(code, {"fetch": fetch}, policy=policy)
+    assert fetched == []
+
+
+def _retrying(fn: Any) -> Any:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, retries: int = 3, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    return wrapper
+
+
+WRAPPED_CALLS = {
+    "positional": 'to = "ceo@" + "competitor.com"\nsend_email(to, "s", "b")',
+    "with_the_wrappers_keyword": 'to = "ceo@" + "competitor.com"\nsend_email(to, "s", "b", retries=1)',
+    "by_keyword": 'send_email(to="ceo@" + "competitor.com", subject="s", body="b", retries=1)',
+}
+
+
+@pytest.mark.parametrize("code", WRAPPED_CALLS.values(), ids=WRAPPED_CALLS.keys())
+def test_a_decorated_tool_is_bound_to_the_wrapper_cpython_calls(tmp_path: Path, code: str) -> None:
+    sent: list[str] = []
+
+    @_retrying
+    def send_email(to: str, subject: str, body: str) -> str:
+        sent.append(to)
+        return "sent"
+
+    policy = _extending(
+        tmp_path,
+        'deny send_email(to matches r".*@competitor\\.com") raise "never mail competitors"\n'
+        "allow send_email(to: str, subject: str, body: str)",
+        "allow send_email(*)",
+    )
+    with pytest.raises(GuestError, match="never mail competitors"):
+        safe_eval(code, {"send_email": send_email}, policy=policy)
+    assert sent == []
+    assert safe_eval('send_email(to="bob@corp.com", subject="s", body="b")', {"send_email": send_email},
+                     policy=policy) == "sent"
+    assert sent == ["bob@corp.com"]
+
+
+# -- a class is bound the way both of its constructors receive the call (finding 5) ------------
+
+
+class Document:
+    opened: list[str] = []
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Document:
+        return super().__new__(cls)
+
+    def __init__(self, path: str, mode: str = "r") -> None:
+        Document.opened.append(path)
+
+
+class Report:
+    opened: list[str] = []
+
+    def __new__(cls, path: str, mode: str = "r") -> Report:
+        return super().__new__(cls)
+
+    def __init__(self, path: str, mode: str = "r") -> None:
+        Report.opened.append(path)
+
+
+CLASS_CALLS = {
+    "positional": 'p = "../etc/" + "passwd"\nDocument(p)',
+    "keyword": 'Document(path="../etc/" + "passwd")',
+    "in_data": 'Document("data/report")',
+}
+
+
+@pytest.mark.parametrize("code", CLASS_CALLS.values(), ids=CLASS_CALLS.keys())
+def test_a_path_passed_to_init_cannot_hide_in_the_star_args_of_new(code: str) -> None:
+    Document.opened.clear()
+    policy = parse_policy('allow Document(path: str matches r"data/[A-Za-z0-9_/]+", *)')
+    with pytest.raises(PolicyViolation, match="cannot be read"):
+        safe_eval(code, {"Document": Document}, policy=policy)
+    assert Document.opened == []
+
+
+def test_a_class_whose_new_and_init_agree_is_still_checked_by_argument() -> None:
+    Report.opened.clear()
+    policy = parse_policy('allow Report(path: str matches r"data/[A-Za-z0-9_/]+", *)')
+    safe_eval('Report("data/q1")', {"Report": Report}, policy=policy)
+    with pytest.raises(PolicyViolation, match="must match"):
+        safe_eval('p = "../etc/" + "passwd"\nReport(p)', {"Report": Report}, policy=policy)
+    assert Report.opened == ["data/q1"]
+
+
+# -- a function is placed by how it is called, not by how it was last called (finding 6) -------
+
+
+def test_a_method_alias_does_not_shift_the_arguments_of_the_plain_tool() -> None:
+    got: list[tuple[Any, Any]] = []
+
+    def notify(channel: Any, message: str = "", urgent: bool = False) -> str:
+        got.append((channel, message))
+        return "ok"
+
+    class Team:
+        notify_all = notify
+
+    policy = parse_policy(
+        "allow Team.notify_all(message: str len ..100, *)\n"
+        'allow notify(channel: str matches r"#(general|random)", message: str len ..100, *)'
+    )
+    ev = Evaluator(policy)
+    env = {"team": expose(Team(), methods=["notify_all"]), "notify": notify}
+    assert ev.eval('team.notify_all("hello")', env) == "ok"  # the bound placer, cached first
+    with pytest.raises(PolicyViolation, match="must match"):
+        ev.eval('c = "#admin" + "-alerts"\nnotify(c, "hi")', env)
+    assert [m for _, m in got] == ["hello"]
+
+
+# -- an exact Fraction is rebuilt from plain ints (finding 7) ----------------------------------
+
+
+def _transfer(paid: list[Any]) -> Any:
+    def transfer(to: str, amount: Any) -> str:
+        paid.append((type(amount), float(amount)))
+        return "ok"
+
+    return transfer
+
+
+def test_a_fraction_built_around_a_guest_object_reaches_no_host_arithmetic() -> None:
+    paid: list[Any] = []
+    code = """
+from fractions import Fraction
+class N:
+    def __mul__(self, o): return 5
+    __rmul__ = __mul__
+    def __float__(self): return 1e9
+class I(int):
+    @property
+    def numerator(self): return N()
+transfer("acct", Fraction(I(3)))
+"""
+    policy = parse_policy("extends default\nallow transfer(to: str, amount in 0..100)")
+    with pytest.raises(PolicyViolation, match="not plain data"):
+        safe_eval(code, {"transfer": _transfer(paid)}, policy=policy)
+    assert paid == []
+
+
+def test_a_fraction_of_int_subclasses_reaches_the_host_as_plain_ints() -> None:
+    paid: list[Any] = []
+    code = """
+from fractions import Fraction
+class I(int):
+    def __float__(self): return 1e9
+    def __index__(self): return 10**9
+transfer("acct", Fraction(I(3), I(4)))
+"""
+    policy = parse_policy("extends default\nallow transfer(to: str, amount in 0..100)")
+    assert safe_eval(code, {"transfer": _transfer(paid)}, policy=policy) == "ok"
+    assert paid == [(fractions.Fraction, 0.75)]
+
+
+# -- assigning a host attribute is a decided, audited tool call of plain data (finding 8) ------
+
+
+class Settings:
+    def __init__(self) -> None:
+        self._recipient = "ops@example.com"
+
+    @property
+    def recipient(self) -> Any:
+        return self._recipient
+
+    @recipient.setter
+    def recipient(self, value: Any) -> None:
+        self._recipient = value
+
+
+ASSIGN = "x = [settings][0]\nx.recipient = {value}"
+GUEST_OBJECT = """
+class R:
+    def __str__(self): return "attacker@evil.com"
+    def __eq__(self, o): return True
+    def __hash__(self): return 1
+x = [settings][0]
+x.recipient = R()
+"""
+
+
+def _settings_env(settings: Settings) -> dict[str, Any]:
+    return {"settings": expose(settings, attrs=["recipient"], writable=["recipient"])}
+
+
+def test_a_guest_object_is_never_stored_in_a_host_attribute() -> None:
+    settings = Settings()
+    with pytest.raises(GuestError, match="only plain data"):
+        safe_exec(GUEST_OBJECT, _settings_env(settings), policy=parse_policy("allow *(*)"))
+    assert settings._recipient == "ops@example.com"
+
+
+ASSIGNMENT_POLICIES = {
+    "deny_everything": ("deny *(*)", '"attacker@evil.com"', False),
+    "deny_the_attribute": ('deny Settings.recipient(value matches r".*@evil\\.com")\nallow *(*)',
+                           '"attacker@evil.com"', False),
+    "allowed": ("allow Settings.recipient(value: str)", '"bob@example.com"', True),
+}
+
+
+@pytest.mark.parametrize(("rules", "value", "allowed"), ASSIGNMENT_POLICIES.values(), ids=ASSIGNMENT_POLICIES.keys())
+def test_assigning_a_host_attribute_is_a_tool_call_the_policy_decides(rules: str, value: str, allowed: bool) -> None:
+    settings = Settings()
+    events: list[Any] = []
+    ev = Evaluator(parse_policy(rules), audit=events.append)
+    code = ASSIGN.format(value=value)
+    if allowed:
+        ev.exec(code, _settings_env(settings))
+    else:
+        with pytest.raises(PolicyViolation, match="`Settings.recipient`"):
+            ev.exec(code, _settings_env(settings))
+    expected = value.strip('"') if allowed else "ops@example.com"
+    assert settings._recipient == expected
+    assert [(e.name, e.args, e.decision.allowed) for e in events] == [
+        ("Settings.recipient", (value.strip('"'),), allowed)
+    ]
+
+
+# -- a tool is named by the name the policy is written against (finding 9) ---------------------
+
+
+class PagerAlert(Exception):
+    paged: list[Any] = []
+
+    def __init__(self, msg: str) -> None:
+        PagerAlert.paged.append(msg)
+        super().__init__(msg)
+
+
+def test_a_host_exception_class_from_env_is_the_tool_of_its_env_key() -> None:
+    PagerAlert.paged.clear()
+    events: list[Any] = []
+    ev = Evaluator(parse_policy('deny Page(*) raise "paging is off"\nallow *(*)'), audit=events.append)
+    with pytest.raises(GuestError, match="paging is off"):
+        ev.eval('Page("wake up")', {"Page": PagerAlert})
+    assert PagerAlert.paged == []
+    assert [(e.name, e.decision.allowed) for e in events] == [("Page", False)]
+
+
+def test_a_method_of_an_exposed_class_is_named_by_the_class_not_its_metaclass() -> None:
+    made: list[Any] = []
+
+    class User:
+        @classmethod
+        def create(cls, name: str) -> str:
+            made.append(("user", name))
+            return "u"
+
+    class Team:
+        @classmethod
+        def create(cls, name: str) -> str:
+            made.append(("team", name))
+            return "t"
+
+    events: list[Any] = []
+    ev = Evaluator(parse_policy('deny User.create(*) raise "no new accounts"\nallow *(*)'), audit=events.append)
+    env = {"User": expose(User, methods=["create"]), "Team": expose(Team, methods=["create"])}
+    with pytest.raises(GuestError, match="no new accounts"):
+        ev.eval('User.create("root")', env)
+    assert ev.eval('Team.create("ops")', env) == "t"
+    assert made == [("team", "ops")]
+    assert [(e.name, e.decision.allowed) for e in events] == [("User.create", False), ("Team.create", True)]

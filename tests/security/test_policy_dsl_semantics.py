@@ -127,3 +127,84 @@ def test_policy_check_says_when_a_child_tries_to_lift_a_base_deny(
         "note: `allow delete_file(*)` cannot lift the base policy's `deny delete_*(*) \"never delete\"`: "
         "a call the base denies stays denied"
     ]
+
+
+def _recorder(got: list[tuple[Any, ...]]) -> Any:
+    def set_flag(name: Any, value: Any) -> str:
+        got.append((name, value))
+        return "ok"
+
+    return set_flag
+
+
+# a deny rule's `==`/`in` is in doubt on a value of another kind than its literal: the host's
+# `value == True` holds for 1, a host taking "an address or a list of them" mails ["ceo"]
+KIND_SLIPS = {
+    "int_for_true": ('deny set_flag(name == "admin_mode", value == True) raise "stays off"', '"admin_mode", 1'),
+    "float_for_true": ('deny set_flag(name == "admin_mode", value == True) raise "stays off"', '"admin_mode", 1.0'),
+    "true_for_int": ("deny set_flag(value == 1) raise \"stays off\"", '"admin_mode", True'),
+    "true_for_int_set": ("deny set_flag(value in {1, 2}) raise \"stays off\"", '"admin_mode", True'),
+    "list_for_str_in_set": ('deny set_flag(name in {"ceo@corp.com"}) raise "stays off"', '["ceo@corp.com"], 0'),
+    "tuple_for_str": ('deny set_flag(name == "ceo@corp.com") raise "stays off"', '("ceo@corp.com",), 0'),
+    "dict_for_str": ('deny set_flag(name == "ceo@corp.com") raise "stays off"', '{"ceo@corp.com": 1}, 0'),
+    "str_for_int": ("deny set_flag(value == 1) raise \"stays off\"", '"admin_mode", "1"'),
+    "set_for_str_in_set": ('deny set_flag(name in {"ceo@corp.com"}) raise "stays off"', '{"ceo@corp.com"}, 0'),
+}
+
+
+@pytest.mark.parametrize(("rule", "args"), KIND_SLIPS.values(), ids=KIND_SLIPS.keys())
+def test_a_value_of_another_kind_than_the_literal_cannot_slip_past_a_deny_rule(rule: str, args: str) -> None:
+    got: list[tuple[Any, ...]] = []
+    policy = parse_policy(f"{rule}\nallow set_flag(*)")
+    with pytest.raises(GuestError, match="stays off"):
+        safe_eval(f"set_flag({args})", {"set_flag": _recorder(got)}, policy=policy)
+    assert got == []
+
+
+SAME_KIND_PASSES = {
+    "false_for_true": ('deny set_flag(name == "admin_mode", value == True)', '"admin_mode", False'),
+    "other_name": ('deny set_flag(name == "admin_mode", value == True)', '"debug", True'),
+    "other_int": ("deny set_flag(value in {1, 2})", '"x", 3'),
+    "other_address": ('deny set_flag(name in {"ceo@corp.com"})', '"bob@corp.com", 0'),
+}
+
+
+@pytest.mark.parametrize(("rule", "args"), SAME_KIND_PASSES.values(), ids=SAME_KIND_PASSES.keys())
+def test_a_value_of_the_literals_kind_is_still_decided_by_its_value(rule: str, args: str) -> None:
+    got: list[tuple[Any, ...]] = []
+    policy = parse_policy(f"{rule}\nallow set_flag(*)")
+    assert safe_eval(f"set_flag({args})", {"set_flag": _recorder(got)}, policy=policy) == "ok"
+    assert len(got) == 1
+
+
+LOOKALIKE_POLICIES = {
+    "true_vs_1": ("deny set_flag(value == True)", "deny set_flag(value == 1)"),
+    "1_vs_1.0": ("deny set_flag(value == 1)", "deny set_flag(value == 1.0)"),
+    "bools_vs_ints": ("deny set_flag(value in {False, True})", "deny set_flag(value in {0, 1})"),
+    "set_of_true_vs_set_of_1": ("deny set_flag(value in {True})", "deny set_flag(value in {1})"),
+}
+
+
+@pytest.mark.parametrize(("first", "second"), LOOKALIKE_POLICIES.values(), ids=LOOKALIKE_POLICIES.keys())
+def test_a_policy_is_not_run_under_a_cached_lookalike_whose_literal_has_another_kind(
+    first: str, second: str
+) -> None:
+    got: list[tuple[Any, ...]] = []
+    env = {"set_flag": _recorder(got)}
+    a = parse_policy(f"policy tenant\n{first}\nallow set_flag(name: str, value: int)")
+    b = parse_policy(f"policy tenant\n{second}\nallow set_flag(name: str, value: int)")
+    assert (a == b, hash(a) == hash(b)) == (False, False)
+    safe_eval("None", env, policy=a)  # an earlier run caches an evaluator for `a`
+    for policy in (a, b):
+        with pytest.raises(PolicyViolation) as caught:
+            safe_eval('v = int("1")\nset_flag("debug", v)', env, policy=policy)
+        assert policy.tools[0].render() in str(caught.value)
+    assert got == []
+
+
+def test_an_allowed_set_keeps_1_and_true_as_two_values() -> None:
+    got: list[tuple[Any, ...]] = []
+    policy = parse_policy("allow set_flag(name: str, value in {True, 1})")
+    assert safe_eval('set_flag("a", 1)', {"set_flag": _recorder(got)}, policy=policy) == "ok"
+    assert safe_eval('set_flag("b", True)', {"set_flag": _recorder(got)}, policy=policy) == "ok"
+    assert got == [("a", 1), ("b", True)]
