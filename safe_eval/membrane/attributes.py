@@ -29,6 +29,7 @@ from typing import Any
 
 from safe_eval.interpreter.marks import MARK, TOKEN
 from safe_eval.limits.routines import (
+    OWNERS,
     inherits_priced,
     method_price,
     register_methods,
@@ -196,7 +197,7 @@ def get_attr(obj: object, name: str) -> Any:
     tp = type(obj)
     if name[:1] != "_" and name.isascii():  # fast paths: public names
         if getattr(tp, MARK, None) is TOKEN:
-            if not is_internal_type(tp) and not inherits_priced(tp):
+            if not is_internal_type(tp) and OWNERS.isdisjoint(tp.__mro__):  # inherits_priced, inline
                 value = getattr(obj, name)
                 return value if type(value) in PLAIN_SCALARS else _exit(value, obj, name)
         else:
