@@ -29,6 +29,7 @@ from safe_eval.interpreter.namespace import NamespaceRegistry
 from safe_eval.interpreter.session import run_guarded
 from safe_eval.limits.budget import Budget
 from safe_eval.limits.model import Limits
+from safe_eval.membrane.instancedict import plain_result
 from safe_eval.pipeline.cache import BoundedCache
 from safe_eval.pipeline.program import build_program
 from safe_eval.policy import Policy, resolve_policy
@@ -162,7 +163,7 @@ class Evaluator:
         finally:
             ns.sync_out()
         seconds = time.perf_counter() - start if timed else 0.0
-        return value, budget, seconds, dict(g) if env is None else g
+        return plain_result(value), budget, seconds, dict(g) if env is None else g
 
     def _run_sandboxed(self, name: str, code: Any, env: Mapping[str, Any] | None,
                        limits: LimitsLike) -> tuple[Any, Any, float, dict[str, Any]]:
@@ -288,11 +289,11 @@ def _guest_made(fn: Any) -> bool:
     import functools
     import types
 
-    from safe_eval.interpreter.marks import is_guest_object, is_guest_type
+    from safe_eval.interpreter.identity import is_guest_class, is_guest_object
 
     for _ in range(8):  # wrappers of wrappers, bounded
         kind = type(fn)
-        if is_guest_object(fn) or (issubclass(kind, type) and is_guest_type(fn)):
+        if is_guest_object(fn) or (issubclass(kind, type) and is_guest_class(fn)):
             return True
         if kind is types.MethodType:
             fn = fn.__func__

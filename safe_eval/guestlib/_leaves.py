@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from safe_eval.interpreter.annotations import is_inert
-from safe_eval.membrane.kinds import is_guest_defined_type
+from safe_eval.interpreter.identity import is_guest_class
 
 __all__ = ["leaves_for"]
 
@@ -32,7 +32,7 @@ _MISSING: Any = dataclasses.MISSING
 def _guest_class(cls: object, what: str) -> type:
     """``cls`` if it is a class the guest's code defined, else the TypeError CPython's
     caller would raise for a wrong argument."""
-    if isinstance(cls, type) and is_guest_defined_type(cls):
+    if isinstance(cls, type) and is_guest_class(cls):
         return cls
     raise TypeError(f"{what} can only be used on classes defined in guest code")
 
@@ -73,10 +73,10 @@ def dataclass_fields(obj: object, own: bool = False) -> dict[str, Any] | None:
     """The ``__dataclass_fields__`` of a guest dataclass (a class or an instance), looked up
     along the MRO (``own``: in the class itself only), or None."""
     cls = obj if isinstance(obj, type) else type(obj)
-    if not is_guest_defined_type(cls):
+    if not is_guest_class(cls):
         return None
     for klass in (cls,) if own else cls.__mro__:
-        if is_guest_defined_type(klass):
+        if is_guest_class(klass):
             found = _own(klass).get("__dataclass_fields__")
             if type(found) is dict:
                 return found
@@ -271,7 +271,7 @@ def copy_kind(x: object) -> str:
         return kind
     if isinstance(x, type):
         return "atomic"
-    if is_guest_defined_type(t):
+    if is_guest_class(t):
         return "guest"
     return "atomic"
 
@@ -280,7 +280,7 @@ def newargs(x: object) -> tuple[Any, ...]:
     """What ``x.__getnewargs__()`` gives for an instance of a guest subclass of a builtin
     scalar or tuple (the builtin's own C method: a plain copy of the value), else ``()``."""
     cls = type(x)
-    if not is_guest_defined_type(cls):
+    if not is_guest_class(cls):
         raise TypeError("newargs() takes an instance of a guest class")
     for base in (tuple, int, float, complex, str, bytes):
         if isinstance(x, base):
@@ -295,7 +295,7 @@ def slot_names(cls: object) -> tuple[str, ...]:
     klass = _guest_class(cls, "copy")
     names: list[str] = []
     for k in klass.__mro__:
-        if not is_guest_defined_type(k):
+        if not is_guest_class(k):
             continue
         slots = _own(k).get("__slots__", ())
         for name in (slots,) if type(slots) is str else slots if type(slots) in (tuple, list) else ():

@@ -42,7 +42,7 @@ import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from safe_eval.interpreter.marks import is_guest_type
+from safe_eval.interpreter.identity import is_guest_class
 
 __all__ = ["UNRESOLVED", "class_annotations", "function_annotations", "is_inert",
            "register_stand_in", "resolve"]
@@ -271,7 +271,7 @@ def _has_guest(values: Any) -> bool:
         if type(value) in (list, tuple):
             stack.extend(value)
         elif issubclass(type(value), type):
-            if is_guest_type(value):
+            if is_guest_class(value):
                 return True
         elif issubclass(type(value), _ALIAS_TYPES):
             stack.extend(value.__args__)

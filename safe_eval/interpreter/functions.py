@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from safe_eval.context import current_context
 from safe_eval.interpreter import tracebacks
-from safe_eval.interpreter.marks import mark
+from safe_eval.interpreter.identity import GUEST_REFS, register_internal_type
 from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
 from safe_eval.interpreter.tracebacks import CodeInfo
 from safe_eval.limits.result_bound import ResultBound
+from safe_eval.membrane.allowlists import PLAIN_SCALARS
+from safe_eval.membrane.crossing import enter_call_args
 
 # inspect (about 5 ms to import) is loaded when a signature is asked for, not at cold start
 if TYPE_CHECKING:
@@ -124,7 +126,7 @@ def current_origin() -> Origin | None:
     return o
 
 
-@mark
+@register_internal_type
 class Function:
     """A guest function. ``__name__``/``__qualname__``/``__defaults__``... live in ``__dict__``
     so ``functools.wraps`` and decorators can read and set them."""
@@ -206,9 +208,24 @@ class Function:
 
     # -- calling ---------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # The host-to-guest door: guest code calls guest functions through ``run`` and never
+        # reaches here; host code does (C callbacks such as ``key=``, dunders the host calls,
+        # reflected operators, a decoded callable), so every argument is entered first.
         ctx = current_context()
         if ctx is not None:
-            return self.invoke(ctx.budget, args, kwargs)
+            kw: dict[str, Any] | None = kwargs
+            refs = GUEST_REFS
+            for a in args:  # the guest's own objects and plain data need no conversion (fast path)
+                tp = type(a)
+                if tp not in PLAIN_SCALARS:
+                    ref = refs.get(id(tp))
+                    if ref is None or ref() is not tp:
+                        args, kw = enter_call_args(args, kw, ctx.policy)
+                        break
+            else:
+                if kw:
+                    args, kw = enter_call_args(args, kw, ctx.policy)
+            return self.run(self, ctx.budget, args, kw)
         from safe_eval.interpreter.session import call_fresh
 
         return call_fresh(self, args, kwargs)

@@ -244,7 +244,7 @@ def _signature(fn: Any) -> inspect.Signature:
     its class's ``__call__``: inspect would look attributes up on the object itself, running a
     guest ``__getattr__``."""
     from safe_eval.interpreter.functions import Function
-    from safe_eval.interpreter.marks import is_guest_object
+    from safe_eval.interpreter.identity import is_guest_object
 
     kind = type(fn)
     if is_guest_object(fn) and kind is not Function and not issubclass(kind, type):
