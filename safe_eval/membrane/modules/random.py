@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from safe_eval.limits.indices import as_index
 from safe_eval.membrane.modules._util import check_alloc
+from safe_eval.membrane.snapshot import snapshot_index
 
 PER_RUN = True
 
@@ -23,28 +23,27 @@ METHODS = ["seed", "random", "uniform", "triangular", "randint", "randrange", "c
 
 
 class Random(random.Random):
-    """``random.Random`` with the size-taking methods checked first: each size is read once
-    (``limits.indices``), checked, and only the value read is passed on."""
+    """``random.Random`` with the size-taking methods checked first."""
 
-    def getrandbits(self, k: Any, /) -> int:
-        k = as_index(k)
+    def getrandbits(self, k: int, /) -> int:
+        k = snapshot_index(k)  # the size checked is the size used (a guest __index__ runs once)
         if k > 4096:
             check_alloc(k // 8)
         return super().getrandbits(k)
 
-    def randbytes(self, n: Any) -> bytes:
-        n = as_index(n)
+    def randbytes(self, n: int) -> bytes:
+        n = snapshot_index(n)
         check_alloc(n)
         return super().randbytes(n)
 
     def choices(self, population: Any, weights: Any = None, *, cum_weights: Any = None,
-                k: Any = 1) -> list[Any]:
-        k = as_index(k)
+                k: int = 1) -> list[Any]:
+        k = snapshot_index(k)
         check_alloc(8 * k)
         return super().choices(population, weights, cum_weights=cum_weights, k=k)
 
-    def sample(self, population: Any, k: Any, *, counts: Any = None) -> list[Any]:
-        k = as_index(k)
+    def sample(self, population: Any, k: int, *, counts: Any = None) -> list[Any]:
+        k = snapshot_index(k)
         check_alloc(8 * k)
         return super().sample(population, k, counts=counts)
 
