@@ -231,7 +231,7 @@ def test_abuse_is_refused(code):
         safe_eval(code, {"policy": default_policy()})
     if isinstance(info.value, GuestError):
         assert info.value.type_name in {"AttributeError", "TypeError", "ImportError", "ValueError",
-                                        "error", "KeyError", "ModuleNotFoundError"}
+                                        "error", "PatternError", "KeyError", "ModuleNotFoundError"}
 
 
 LIMITS = {
