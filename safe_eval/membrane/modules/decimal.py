@@ -18,6 +18,7 @@ from types import TracebackType
 from typing import Any
 
 from safe_eval import context
+from safe_eval.limits.indices import as_index
 from safe_eval.membrane.modules._util import pick
 
 # ln/exp/non-integer ** at 5 000 digits take ~1 s in C, at 50 000 digits minutes (measured)
@@ -32,11 +33,16 @@ CONSTANTS = ["DecimalException", "InvalidOperation", "DivisionByZero", "Inexact"
 _SETTABLE = {"prec", "rounding", "Emin", "Emax", "capitals", "clamp"}
 
 
-def _check(name: str, value: Any) -> None:
-    if name == "prec" and isinstance(value, int) and value > MAX_PREC:
-        raise ValueError(f"decimal precision is limited to {MAX_PREC} digits in safe-eval")
-    if name in ("Emax", "Emin") and isinstance(value, int) and abs(value) > MAX_EXP:
-        raise ValueError(f"decimal exponent limits are capped at {MAX_EXP} in safe-eval")
+def _check(name: str, value: Any) -> Any:
+    """``value`` as the context will read it, refused above the caps (an int subclass is read
+    for its digits: its comparison overrides cannot pass a huge precision)."""
+    if name in ("prec", "Emax", "Emin") and isinstance(value, int):
+        value = as_index(value)
+        if name == "prec" and value > MAX_PREC:
+            raise ValueError(f"decimal precision is limited to {MAX_PREC} digits in safe-eval")
+        if name != "prec" and abs(value) > MAX_EXP:
+            raise ValueError(f"decimal exponent limits are capped at {MAX_EXP} in safe-eval")
+    return value
 
 
 class GuestContext:
@@ -58,8 +64,7 @@ class GuestContext:
     def __setattr__(self, name: str, value: Any) -> None:
         if name not in _SETTABLE:
             raise AttributeError(f"'Context' attribute '{name}' cannot be set in safe-eval")
-        _check(name, value)
-        setattr(self._ctx, name, value)
+        setattr(self._ctx, name, _check(name, value))
 
     def __safe_eval_getattr__(self, name: str) -> Any:
         """The membrane's hook for a guest ``ctx.name`` read: public context attributes."""
@@ -96,9 +101,8 @@ def getcontext() -> GuestContext:
 
 
 def Context(**kwargs: Any) -> GuestContext:
-    for name, value in kwargs.items():
-        _check(name, value)
-    return GuestContext(decimal.Context(**kwargs))
+    checked = {name: _check(name, value) for name, value in kwargs.items()}
+    return GuestContext(decimal.Context(**checked))
 
 
 class _LocalContext:
@@ -115,8 +119,7 @@ class _LocalContext:
         for name, value in self._kwargs.items():
             if name not in _SETTABLE:
                 raise TypeError(f"'{name}' is an invalid keyword argument for this function")
-            _check(name, value)
-            setattr(ctx, name, value)
+            setattr(ctx, name, _check(name, value))
         decimal.setcontext(ctx)
         return GuestContext(ctx)
 
