@@ -184,11 +184,14 @@ class Function:
     # -- calling ---------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         ctx = current_context()
-        if ctx is not None:
+        origin = self.origin
+        # it runs as is only inside its own run (or a host call into it); anywhere else under
+        # its own run's policy and audit hook (session.call_as_origin)
+        if ctx is not None and origin is not None and ctx.bound is origin.bound:
             return self.invoke(ctx.budget, args, kwargs)
-        from safe_eval.interpreter.session import call_fresh
+        from safe_eval.interpreter.session import call_as_origin
 
-        return call_fresh(self, args, kwargs)
+        return call_as_origin(origin, lambda: self.invoke(current_context().budget, args, kwargs))  # type: ignore[union-attr]
 
     def invoke(self, b: Any, args: Any, kwargs: dict[str, Any] | None = None) -> Any:
         return self.run(self, b, args, kwargs)
