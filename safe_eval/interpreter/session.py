@@ -18,7 +18,6 @@ from safe_eval.errors import (
     GuestError,
     InternalError,
     MemoryLimit,
-    PolicyViolation,
     RecursionLimit,
     SafeEvalError,
 )
@@ -175,7 +174,8 @@ def call_in_run(origin: Origin | None, call: Callable[[], Any]) -> Any:
         # Made while no run was active (guest code reached by a path that escaped its run):
         # no policy is its own, and none is assumed for it (a default policy would grant the
         # env's tools under a fresh bound on every call).
-        raise PolicyViolation("this guest object belongs to no run: it cannot be called")
+        raise InternalError("a guest object that belongs to no run was called: refused (no policy "
+                            "is assumed for it)")
     bound = origin.bound
     budget = bound.draw()
     ctx = RunContext(budget, origin.policy, origin.audit, origin.run_nested, origin.filename,
