@@ -185,9 +185,11 @@ class Function:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         ctx = current_context()
         origin = self.origin
-        # it runs as is only inside its own run (or a host call into it); anywhere else under
-        # its own run's policy and audit hook (session.call_as_origin)
-        if ctx is not None and origin is not None and ctx.bound is origin.bound:
+        # it runs as is only inside its own run (or a host call into it), or a run deciding and
+        # auditing as its own does (a later run of the same Evaluator); anywhere else under its
+        # own run's policy and audit hook (session.call_as_origin)
+        if ctx is not None and origin is not None and (
+                ctx.bound is origin.bound or (ctx.policy is origin.policy and ctx.audit is origin.audit)):
             return self.invoke(ctx.budget, args, kwargs)
         from safe_eval.interpreter.session import call_as_origin
 

@@ -115,9 +115,10 @@ class Resumable:
             raise ValueError(f"{self._kind()} already executing")
         ctx = current_context()
         origin = self._origin
-        if ctx is None or origin is None or ctx.bound is not origin.bound:
-            # resumed by the host or from another run: the body runs only under its own run
-            # (its policy and audit hook; the host's resume on its run's ResultBound)
+        if ctx is None or origin is None or (ctx.bound is not origin.bound and (
+                ctx.policy is not origin.policy or ctx.audit is not origin.audit)):
+            # resumed by the host or from a run deciding otherwise: the body runs only under
+            # its own run (its policy and audit hook; the host's resume on its ResultBound)
             resumed: tuple[bool, Any] = _as_origin(origin, lambda: self._resume(how, value))
             return resumed
         frame = self._frame
