@@ -49,12 +49,11 @@ class Cell:
 
 
 def fmt_seconds(s: float) -> str:
-    if s < 1e-6:
-        return f"{s * 1e9:.0f} ns"
-    if s < 1e-3:
-        return f"{s * 1e6:.3g} µs"
-    if s < 1:
-        return f"{s * 1e3:.3g} ms"
+    """Three significant digits in the largest unit that keeps the number under 1000 once
+    rounded (999.7 µs is "1 ms", never "1e+03 µs")."""
+    for scale, unit in ((1e9, "ns"), (1e6, "µs"), (1e3, "ms")):
+        if float(f"{s * scale:.3g}") < 1000:
+            return f"{s * scale:.3g} {unit}"
     return f"{s:.3g} s"
 
 

@@ -2,6 +2,8 @@
 
 from typing import TYPE_CHECKING, Any
 
+# the package is callable: ``with safe_eval.sandbox("bwrap"):`` is its handler
+from safe_eval import sandbox
 from safe_eval.api import Evaluator, Result, refill, safe_callable, safe_eval, safe_exec
 from safe_eval.errors import (
     GuestError,
@@ -9,6 +11,9 @@ from safe_eval.errors import (
     LimitExceeded,
     PolicyViolation,
     SafeEvalError,
+    SandboxCrashed,
+    SandboxError,
+    SandboxUnavailable,
 )
 from safe_eval.limits import Limits
 from safe_eval.policy import Policy
@@ -27,11 +32,15 @@ __all__ = [
     "Report",
     "Result",
     "SafeEvalError",
+    "SandboxCrashed",
+    "SandboxError",
+    "SandboxUnavailable",
     "check",
     "refill",
     "safe_callable",
     "safe_eval",
     "safe_exec",
+    "sandbox",
 ]
 
 

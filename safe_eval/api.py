@@ -7,7 +7,9 @@
 ``env`` values enter through the membrane (``enter_value``); when ``env`` is a dict, top-level
 bindings the code makes (new or rebound) are written back, as ``exec(code, globals)`` does.
 Errors: ``PolicyViolation`` (static), ``GuestError`` (an exception the code did not catch),
-``LimitExceeded`` subclasses, ``InternalError``. A host mistake in the call itself (``env`` not
+``LimitExceeded`` subclasses, ``InternalError``, and ``SandboxError`` subclasses when an OS
+sandbox is selected (``sandbox=``, ``with safe_eval.sandbox(...)``, ``SAFE_EVAL_SANDBOX``, or
+the policy's ``sandbox`` line: see ``safe_eval.sandbox``). A host mistake in the call itself (``env`` not
 a mapping, a non-str key) is a ``TypeError``.
 """
 
@@ -27,9 +29,11 @@ from safe_eval.interpreter.namespace import NamespaceRegistry
 from safe_eval.interpreter.session import run_guarded
 from safe_eval.limits.budget import Budget
 from safe_eval.limits.model import Limits
+from safe_eval.membrane.instancedict import plain_result
 from safe_eval.pipeline.cache import BoundedCache
 from safe_eval.pipeline.program import build_program
 from safe_eval.policy import Policy, resolve_policy
+from safe_eval.sandbox import selection as _selection
 
 __all__ = ["Evaluator", "Result", "refill", "safe_callable", "safe_eval", "safe_exec"]
 
@@ -77,8 +81,12 @@ class Evaluator:
         cache_size: int = 256,
         # compiled programs kept, estimated bytes (see pipeline/cache.py)
         cache_bytes: int = 16 * 2**20,
+        sandbox: str | None = None,
     ) -> None:
         self.policy: Policy = resolve_policy(policy)
+        # an OS sandbox to run in (see safe_eval.sandbox.selection for the precedence)
+        self.sandbox = None if sandbox is None else _selection.normalize(sandbox)
+        self._escalates = self.sandbox is not None or self.policy.sandbox is not None
         self.limits: Limits = _merge(self.policy.limits, limits)
         self.filename = filename
         self.echo = echo
@@ -122,10 +130,14 @@ class Evaluator:
         return self._run(code, env, limits)[3]
 
     def _run(self, code: Any, env: Mapping[str, Any] | None, limits: LimitsLike,
-             timed: bool = False) -> tuple[Any, Budget, float, dict[str, Any]]:
+             timed: bool = False, sandbox: str | None = None) -> tuple[Any, Any, float, dict[str, Any]]:
         """(value, budget, seconds (0.0 unless ``timed``), namespace) of one evaluation."""
         # the hot path of every evaluation: one-expression calls spend most of their time here,
         # so the common cases (a dict env, a cached text) are tested inline
+        if sandbox is not None or self._escalates or _HANDLER.get() is not None or _FROM_ENV[0] is not None:
+            name = _selection.choose(sandbox if sandbox is not None else self.sandbox, self.policy.sandbox)
+            if name is not None:
+                return self._run_sandboxed(name, code, env, limits)
         if env is not None and type(env) is not dict and not isinstance(env, Mapping):
             raise TypeError(f"env must be a dict (or a mapping), not {type(env).__name__}")
         ns = self._spaces.for_env(env)
@@ -151,7 +163,21 @@ class Evaluator:
         finally:
             ns.sync_out()
         seconds = time.perf_counter() - start if timed else 0.0
-        return value, budget, seconds, dict(g) if env is None else g
+        return plain_result(value), budget, seconds, dict(g) if env is None else g
+
+    def _run_sandboxed(self, name: str, code: Any, env: Mapping[str, Any] | None,
+                       limits: LimitsLike) -> tuple[Any, Any, float, dict[str, Any]]:
+        """One evaluation in the OS sandbox ``name`` (a fresh worker from its warm pool)."""
+        lim = self.limits if limits is None else _merge(self.limits, limits)
+        on_print = (lambda text: print(text, end="")) if self.echo else None
+        result = _selection.get_backend(name).run(
+            code, env, policy=self.policy, limits=lim, audit=self.audit, on_print=on_print,
+            filename=self.filename)
+        if isinstance(env, dict):
+            ns = env
+        else:
+            ns = {k: v for k, v in (env or {}).items() if not callable(v)}
+        return result.value, _Spent(result.stdout, result.ops), result.seconds, ns
 
     def run_nested(self, source: Any, mode: str = "exec", globals: dict[str, Any] | None = None) -> Any:
         """Guest ``eval``/``exec`` of a string: the whole pipeline, the running budget."""
@@ -168,6 +194,20 @@ class Evaluator:
             return compiled.run(g, ctx.budget)
         compiled.run(g, ctx.budget)
         return None
+
+
+class _Spent:
+    """What a sandboxed run reports in place of a budget."""
+
+    __slots__ = ("stdout", "ops_used")
+
+    def __init__(self, stdout: str, ops_used: int) -> None:
+        self.stdout = stdout
+        self.ops_used = ops_used
+
+
+_HANDLER = _selection._handler
+_FROM_ENV = _selection._from_env
 
 
 def _merge(base: Limits, override: LimitsLike) -> Limits:
@@ -198,17 +238,18 @@ def _evaluator(policy: Any) -> Evaluator:
 
 
 def safe_eval(code: Any, env: Mapping[str, Any] | None = None, *, policy: Any = None,
-              limits: LimitsLike = None) -> Any:
+              limits: LimitsLike = None, sandbox: str | None = None) -> Any:
     """Evaluate an expression or a block of statements; the value of the last expression
-    statement (else None). Top-level bindings are written back to ``env`` when it is a dict."""
+    statement (else None). Top-level bindings are written back to ``env`` when it is a dict.
+    ``sandbox`` ("subprocess", "bwrap", "container", "off" ...) runs it in an OS sandbox."""
     ev = _EVALUATORS.get(None) if policy is None else None  # the default policy: no lookup logic
-    return (ev or _evaluator(policy))._run(code, env, limits)[0]
+    return (ev or _evaluator(policy))._run(code, env, limits, False, sandbox)[0]
 
 
 def safe_exec(code: Any, env: Mapping[str, Any] | None = None, *, policy: Any = None,
-              limits: LimitsLike = None) -> dict[str, Any]:
+              limits: LimitsLike = None, sandbox: str | None = None) -> dict[str, Any]:
     """Run a block of statements; returns the resulting namespace."""
-    return _evaluator(policy)._run(code, env, limits)[3]
+    return _evaluator(policy)._run(code, env, limits, False, sandbox)[3]
 
 
 def safe_callable(code: Any, name: str | None = None, *, expected: Any = None, policy: Any = None,
@@ -231,11 +272,38 @@ def safe_callable(code: Any, name: str | None = None, *, expected: Any = None, p
         fn = ns[name]
     if not callable(fn):
         raise GuestError("TypeError", f"'{name}' is not callable")
+    if not _guest_made(fn):
+        raise GuestError("TypeError", f"'{name}' is not a function the code defines "
+                         f"(it is a {type(fn).__name__})")
     if expected is not None:
         from safe_eval.interpreter.signatures import check_callable
 
         return check_callable(fn, expected)
     return fn
+
+
+def _guest_made(fn: Any) -> bool:
+    """True for a guest function, class or callable object, or a host wrapper of one (a bound
+    method, ``functools.partial``, an ``lru_cache``): what ``safe_callable`` decodes. A builtin
+    or a curated module's function named by the code is not decoded."""
+    import functools
+    import types
+
+    from safe_eval.interpreter.identity import is_guest_class, is_guest_object
+
+    for _ in range(8):  # wrappers of wrappers, bounded
+        kind = type(fn)
+        if is_guest_object(fn) or (issubclass(kind, type) and is_guest_class(fn)):
+            return True
+        if kind is types.MethodType:
+            fn = fn.__func__
+        elif kind is functools.partial:
+            fn = fn.func
+        elif kind is functools._lru_cache_wrapper:
+            fn = fn.__wrapped__
+        else:
+            return False
+    return False
 
 
 def refill(obj: Any) -> None:
@@ -247,8 +315,11 @@ def refill(obj: Any) -> None:
     that run's limits, so a sequence of such calls cannot multiply them; the host decides when
     to grant more (``limits/result_bound.py``). A ``TypeError`` for anything no run made."""
     from safe_eval.interpreter.functions import Function
+    from safe_eval.interpreter.signatures import CheckedFunction
 
     bound = None
+    if isinstance(obj, CheckedFunction):  # safe_callable(..., expected=...)
+        obj = obj.__wrapped__
     if isinstance(obj, types.MethodType):
         obj = obj.__func__
     if isinstance(obj, Function):

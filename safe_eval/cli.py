@@ -2,7 +2,11 @@
 
     safe-eval check FILE|- [--json] [--policy P]   static check; exit 0 clean, 1 violations
     safe-eval policy check FILE                      validate a policy file; exit 0 valid, 1 not
-    safe-eval run FILE|- [--json] [--policy P]       evaluate; print the value's repr and output
+    safe-eval run FILE|- [--json] [--policy P] [--sandbox S]
+                                                     evaluate; print the value's repr and output
+                                                     (in the OS sandbox S: subprocess, bwrap ...)
+    safe-eval sandbox doctor [--json]                which OS sandboxes work here; exit 0 when one does
+    safe-eval sandbox build-image                    build the container backend's image locally
     safe-eval demo                                   a guided tour
 
 Exit status 2 is a usage error (unreadable file, unknown policy, missing command). Imports are
@@ -90,13 +94,13 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return result if isinstance(result, int) else EXIT_OK
 
 
-def _evaluate(code: bytes, filename: str, policy: Any) -> tuple[Any, str]:
+def _evaluate(code: bytes, filename: str, policy: Any, sandbox: str | None = None) -> tuple[Any, str]:
     """(value, captured print output) through ``safe_eval.api.Evaluator``."""
     try:
         from safe_eval.api import Evaluator
     except ImportError as exc:
         raise _Usage("this build has no evaluator (safe_eval.api)") from exc
-    result = Evaluator(policy, filename=filename).run(code)
+    result = Evaluator(policy, filename=filename, sandbox=sandbox).run(code)
     return result.value, result.stdout
 
 
@@ -105,8 +109,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     code, filename = _read(args.file)
     policy = _policy(args.policy)
+    if args.sandbox is not None:
+        from safe_eval.sandbox.selection import normalize
+
+        try:
+            normalize(args.sandbox)
+        except SafeEvalError as exc:
+            raise _Usage(f"bad --sandbox: {exc}") from exc
     try:
-        value, stdout = _evaluate(code, filename, policy)
+        value, stdout = _evaluate(code, filename, policy, args.sandbox)
     except SafeEvalError as exc:
         if args.json:
             print(json.dumps({"ok": False, **exc.to_dict()}, indent=2, default=repr))
@@ -120,6 +131,30 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if stdout:
             sys.stdout.write(stdout if stdout.endswith("\n") else stdout + "\n")
         print(repr(value))
+    return EXIT_OK
+
+
+def _cmd_sandbox_doctor(args: argparse.Namespace) -> int:
+    from safe_eval.sandbox.doctor import OS_SANDBOXES, diagnose, render
+
+    rows = diagnose()
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        print("OS sandboxes on this machine:")
+        print(render(rows))
+    return EXIT_OK if any(r["usable"] and r["name"] in OS_SANDBOXES for r in rows) else EXIT_VIOLATION
+
+
+def _cmd_sandbox_build_image(args: argparse.Namespace) -> int:
+    from safe_eval.sandbox.container import build_image
+
+    try:
+        image = build_image()
+    except OSError as exc:
+        print(f"safe-eval: {exc}", file=sys.stderr)
+        return EXIT_VIOLATION
+    print(f"built {image}")
     return EXIT_OK
 
 
@@ -143,7 +178,18 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("file", metavar="FILE", help="a Python file, or - for stdin")
     run.add_argument("--json", action="store_true", help="print the result as JSON")
     run.add_argument("--policy", metavar="P", help="a policy name or file (default: default)")
+    run.add_argument("--sandbox", metavar="S",
+                     help="run in an OS sandbox: subprocess, bwrap, container, container:runsc, off "
+                          "(+cpython for plain CPython inside bwrap or a container)")
     run.set_defaults(handler=_cmd_run)
+
+    sandbox = commands.add_parser("sandbox", help="OS sandbox tools")
+    sandbox_commands = sandbox.add_subparsers(dest="sandbox_command", metavar="COMMAND")
+    doctor = sandbox_commands.add_parser("doctor", help="which OS sandboxes work here, and why not")
+    doctor.add_argument("--json", action="store_true", help="print the report as JSON")
+    doctor.set_defaults(handler=_cmd_sandbox_doctor)
+    build = sandbox_commands.add_parser("build-image", help="build the container backend's image")
+    build.set_defaults(handler=_cmd_sandbox_build_image)
 
     demo = commands.add_parser("demo", help="a short guided tour")
     demo.set_defaults(handler=_cmd_demo)

@@ -14,7 +14,8 @@ Everything safe-eval raises at its caller is a ``SafeEvalError``::
     │   └── OutputLimit
     ├── SandboxError           an escalation backend failed
     │   ├── SandboxUnavailable
-    │   └── SandboxCrashed
+    │   ├── SandboxCrashed
+    │   └── SandboxValueError  (also a TypeError) a value that cannot cross the boundary
     ├── PolicyError            a policy file or object is malformed
     └── InternalError          a bug in safe-eval itself (never the guest's fault)
 
@@ -51,6 +52,7 @@ __all__ = [
     "SandboxCrashed",
     "SandboxError",
     "SandboxUnavailable",
+    "SandboxValueError",
     "TimeLimit",
 ]
 
@@ -240,7 +242,31 @@ class SandboxUnavailable(SandboxError):
 
 
 class SandboxCrashed(SandboxError):
-    """The sandboxed worker died or answered with garbage."""
+    """The sandboxed worker died or answered with garbage. ``signal`` is the signal that ended
+    it (when one did), ``stderr`` the tail of what it wrote there."""
+
+    def __init__(self, message: str, *, signal: int | None = None, exit_code: int | None = None,
+                 stderr: str = "") -> None:
+        self.signal = signal
+        self.exit_code = exit_code
+        self.stderr = stderr
+        text = message
+        if signal is not None:
+            text += f" (killed by signal {signal})"
+        elif exit_code is not None:
+            text += f" (exit status {exit_code})"
+        if stderr.strip():
+            text += "\n--- worker stderr (tail) ---\n" + stderr.rstrip()
+        super().__init__(text)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"error": type(self).__name__, "message": str(self), "signal": self.signal,
+                "exit_code": self.exit_code, "stderr": self.stderr}
+
+
+class SandboxValueError(SandboxError, TypeError):
+    """A value that cannot cross the sandbox boundary (not plain data, a cycle, too large),
+    or a malformed value sent by the worker."""
 
 
 class PolicyError(SafeEvalError):

@@ -33,11 +33,12 @@ def test_signature_binds_like_the_function() -> None:
     assert ns["f"](*bound.args, **bound.kwargs) == 8
 
 
-def test_annotations_are_text_never_evaluated() -> None:
+def test_signature_annotations_are_resolved_types_never_text() -> None:
     ns = safe_exec("def f(xs: list[int], k: 'int' = 1) -> int: return sum(xs) * k")
     sig = inspect.signature(ns["f"])
-    assert sig.parameters["xs"].annotation == "list[int]"
-    assert sig.return_annotation == "int"
+    assert sig.parameters["xs"].annotation == list[int]
+    assert sig.parameters["k"].annotation is int
+    assert sig.return_annotation is int
     assert ns["f"]([1, 2], 3) == 9
 
 
@@ -137,8 +138,8 @@ def test_safe_callable_calls_are_limited() -> None:
         fn()
 
 
-def test_annotations_are_recorded_as_text_in_order() -> None:
+def test_annotations_are_recorded_as_types_in_order() -> None:
     ns = safe_exec("class P:\n    b: int = 0\n    a: 'list[str]'\n    c: dict\n"
                    "def f(x: 'int', y: list[int] = []) -> dict: pass")
-    assert list(ns["P"].__annotations__.items()) == [("b", "int"), ("a", "list[str]"), ("c", "dict")]
-    assert ns["f"].__annotations__ == {"x": "int", "y": "list[int]", "return": "dict"}
+    assert list(ns["P"].__annotations__.items()) == [("b", int), ("a", list[str]), ("c", dict)]
+    assert ns["f"].__annotations__ == {"x": int, "y": list[int], "return": dict}

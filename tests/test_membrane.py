@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from safe_eval.interpreter.marks import mark
+from safe_eval.interpreter.identity import register_guest_class as mark
 from safe_eval.membrane import (
     BUILTINS,
     builtin_names,

@@ -21,7 +21,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from safe_eval.interpreter.marks import mark
+from safe_eval.interpreter.identity import register_guest_class as mark
 from safe_eval.membrane import enter_value, get_attr, import_module
 from safe_eval.membrane.formatter import safe_format
 from safe_eval.policy import default_policy

@@ -20,7 +20,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from safe_eval.membrane.kinds import is_guest_defined_type
+from safe_eval.interpreter.annotations import is_inert
+from safe_eval.interpreter.identity import is_guest_class
 
 __all__ = ["leaves_for"]
 
@@ -31,7 +32,7 @@ _MISSING: Any = dataclasses.MISSING
 def _guest_class(cls: object, what: str) -> type:
     """``cls`` if it is a class the guest's code defined, else the TypeError CPython's
     caller would raise for a wrong argument."""
-    if isinstance(cls, type) and is_guest_defined_type(cls):
+    if isinstance(cls, type) and is_guest_class(cls):
         return cls
     raise TypeError(f"{what} can only be used on classes defined in guest code")
 
@@ -40,13 +41,14 @@ def _own(cls: type) -> Any:
     return type.__dict__["__dict__"].__get__(cls)  # the namespace itself: no metaclass hook
 
 
-def own_annotations(cls: object) -> tuple[tuple[str, str | None], ...]:
-    """``(name, annotation text)`` of the fields annotated in the class body itself, in order."""
+def own_annotations(cls: object) -> tuple[tuple[str, Any], ...]:
+    """``(name, annotation)`` of the fields annotated in the class body itself, in order: the
+    real type ``interpreter/annotations.py`` resolved (never text), or None."""
     klass = _guest_class(cls, "dataclass()")
     ann = _own(klass).get("__annotations__")
     if type(ann) is not dict:
         return ()
-    return tuple((k, v if type(v) is str else None) for k, v in ann.items() if type(k) is str)
+    return tuple((k, v if is_inert(v) else None) for k, v in ann.items() if type(k) is str)
 
 
 def own_value(cls: object, name: object, default: Any) -> Any:
@@ -71,10 +73,10 @@ def dataclass_fields(obj: object, own: bool = False) -> dict[str, Any] | None:
     """The ``__dataclass_fields__`` of a guest dataclass (a class or an instance), looked up
     along the MRO (``own``: in the class itself only), or None."""
     cls = obj if isinstance(obj, type) else type(obj)
-    if not is_guest_defined_type(cls):
+    if not is_guest_class(cls):
         return None
     for klass in (cls,) if own else cls.__mro__:
-        if is_guest_defined_type(klass):
+        if is_guest_class(klass):
             found = _own(klass).get("__dataclass_fields__")
             if type(found) is dict:
                 return found
@@ -137,7 +139,7 @@ def finish_field(f: object, name: object, annotation: object, kw_only: bool) -> 
         raise TypeError("finish_field() takes a dataclasses.Field")
     field: Any = f
     field.name = name
-    field.type = annotation if type(annotation) is str else None
+    field.type = annotation if is_inert(annotation) else None  # a real type, never text
     field._field_type = _FIELD
     if field.kw_only is _MISSING:
         field.kw_only = bool(kw_only)
@@ -269,7 +271,7 @@ def copy_kind(x: object) -> str:
         return kind
     if isinstance(x, type):
         return "atomic"
-    if is_guest_defined_type(t):
+    if is_guest_class(t):
         return "guest"
     return "atomic"
 
@@ -278,7 +280,7 @@ def newargs(x: object) -> tuple[Any, ...]:
     """What ``x.__getnewargs__()`` gives for an instance of a guest subclass of a builtin
     scalar or tuple (the builtin's own C method: a plain copy of the value), else ``()``."""
     cls = type(x)
-    if not is_guest_defined_type(cls):
+    if not is_guest_class(cls):
         raise TypeError("newargs() takes an instance of a guest class")
     for base in (tuple, int, float, complex, str, bytes):
         if isinstance(x, base):
@@ -293,7 +295,7 @@ def slot_names(cls: object) -> tuple[str, ...]:
     klass = _guest_class(cls, "copy")
     names: list[str] = []
     for k in klass.__mro__:
-        if not is_guest_defined_type(k):
+        if not is_guest_class(k):
             continue
         slots = _own(k).get("__slots__", ())
         for name in (slots,) if type(slots) is str else slots if type(slots) in (tuple, list) else ():

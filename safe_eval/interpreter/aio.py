@@ -22,7 +22,7 @@ from safe_eval.context import current_context, outermost
 from safe_eval.errors import SafeEvalError
 from safe_eval.interpreter.functions import Function
 from safe_eval.interpreter.generators import GuestCoroutine
-from safe_eval.interpreter.marks import mark
+from safe_eval.interpreter.identity import register_internal_type
 from safe_eval.membrane.typeview import allow_construction
 
 __all__ = [
@@ -51,7 +51,7 @@ def _loops() -> list[_Loop]:
 
 
 @allow_construction  # guest code raises and catches it
-@mark
+@register_internal_type
 class CancelledError(BaseException):
     """The task was cancelled (a BaseException, as in asyncio)."""
 
@@ -65,7 +65,7 @@ def _tick() -> None:
             b.refuel()
 
 
-@mark
+@register_internal_type
 class Task:
     """A scheduled coroutine. Await it for its result."""
 
@@ -148,7 +148,7 @@ class Task:
         self._waiters.clear()
 
 
-@mark
+@register_internal_type
 class Waiter:
     """A one-shot wake-up: a task awaiting it sleeps until ``wake()`` (from another task, or a
     Task finishing). A task cancelled meanwhile is not woken (its token moved on)."""
@@ -292,7 +292,7 @@ def run(main: Any, *, debug: bool | None = None) -> Any:
         loop.close()
 
 
-@mark
+@register_internal_type
 class _Sleep:
     __slots__ = ("delay", "result")
 
@@ -316,7 +316,7 @@ def create_task(coro: Any, *, name: str | None = None) -> Task:
     return Task(coro, _running(), name)
 
 
-@mark
+@register_internal_type
 class _Gather:
     __slots__ = ("tasks", "return_exceptions")
 
@@ -347,7 +347,7 @@ def gather(*aws: Any, return_exceptions: bool = False) -> _Gather:
     return _Gather([_ensure_task(a, loop) for a in aws], return_exceptions)
 
 
-@mark
+@register_internal_type
 class _Deadline:
     __slots__ = ("task", "timeout")
 
@@ -355,7 +355,7 @@ class _Deadline:
         self.task, self.timeout = task, timeout
 
 
-@mark
+@register_internal_type
 class _WaitFor:
     __slots__ = ("aw", "timeout")
 

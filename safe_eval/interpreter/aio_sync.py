@@ -22,21 +22,20 @@ from collections.abc import Generator, Iterator
 from typing import Any
 
 from safe_eval.interpreter.aio import Task, Waiter, _ensure_task, _running
-from safe_eval.interpreter.marks import mark
-from safe_eval.membrane.kinds import register_internal_type
+from safe_eval.interpreter.identity import register_internal_type
 from safe_eval.membrane.typeview import allow_construction
 
 __all__ = ["Event", "Lock", "Queue", "QueueEmpty", "QueueFull", "Semaphore", "as_completed"]
 
 
 @allow_construction
-@mark
+@register_internal_type
 class QueueEmpty(Exception):
     """Raised by ``get_nowait`` on an empty queue."""
 
 
 @allow_construction
-@mark
+@register_internal_type
 class QueueFull(Exception):
     """Raised by ``put_nowait`` on a full queue."""
 
@@ -76,7 +75,7 @@ class _Awaitable:
         return self._gen
 
 
-mark(_Awaitable)
+register_internal_type(_Awaitable)
 
 
 def _returning(value: Any) -> _Awaitable:
@@ -89,7 +88,7 @@ def _returning(value: Any) -> _Awaitable:
 
 @register_internal_type_with("is_set set clear wait")
 @allow_construction
-@mark
+@register_internal_type
 class Event:
     """``asyncio.Event``: ``wait()`` until ``set()``."""
 
@@ -125,7 +124,7 @@ class Event:
 
 @register_internal_type_with("locked acquire release")
 @allow_construction
-@mark
+@register_internal_type
 class Lock:
     """``asyncio.Lock``: ``async with lock:`` or ``await lock.acquire()`` / ``lock.release()``."""
 
@@ -176,7 +175,7 @@ class Lock:
 
 @register_internal_type_with("locked acquire release")
 @allow_construction
-@mark
+@register_internal_type
 class Semaphore:
     """``asyncio.Semaphore(value)``: at most ``value`` holders at once."""
 
@@ -224,7 +223,7 @@ class Semaphore:
 
 @register_internal_type_with("maxsize qsize empty full put_nowait get_nowait put get task_done join")
 @allow_construction
-@mark
+@register_internal_type
 class Queue:
     """``asyncio.Queue(maxsize=0)``: FIFO; ``get`` waits while empty, ``put`` while full."""
 

@@ -12,9 +12,10 @@ from typing import Any
 
 from safe_eval import membrane
 from safe_eval.interpreter.hostbases import consumed
-from safe_eval.interpreter.marks import is_guest_object, is_guest_type
+from safe_eval.interpreter.identity import is_guest_made, is_guest_object
 from safe_eval.limits.iteration import consume
 from safe_eval.limits.routines import super_price
+from safe_eval.membrane.admission import register_guest_visible
 from safe_eval.membrane.dunders import DEFINABLE_DUNDERS
 
 __all__ = ["BUILTINS", "HOST_SUPER", "super_attr"]
@@ -24,7 +25,7 @@ HOST_SUPER = super
 
 def _guest_self(obj: super) -> bool:
     s = getattr(obj, "__self__", None)
-    return is_guest_object(s) or (isinstance(s, type) and is_guest_type(s))
+    return is_guest_made(s)
 
 
 def super_attr(obj: super, name: str) -> Any:
@@ -76,3 +77,4 @@ def _merged() -> dict[str, Any]:
 
 
 BUILTINS: dict[str, Any] = _merged()
+register_guest_visible(BUILTINS.values())

@@ -15,7 +15,8 @@ import builtins
 from typing import Any
 
 from safe_eval.interpreter import tracebacks
-from safe_eval.interpreter.marks import is_guest_type, mark
+from safe_eval.interpreter.annotations import class_annotations
+from safe_eval.interpreter.identity import is_guest_class, register_guest_class
 from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
 from safe_eval.interpreter.tracebacks import CodeInfo
 from safe_eval.membrane.dunders import DEFINABLE_DUNDERS, FORBIDDEN_DUNDERS
@@ -53,7 +54,7 @@ class ClassSpec:
 def can_subclass(base: Any) -> bool:
     if not isinstance(base, type):
         return False
-    if base in _PLAIN_BASES or is_guest_type(base) or base in SUBCLASSABLE:
+    if base in _PLAIN_BASES or is_guest_class(base) or base in SUBCLASSABLE:
         return True
     # builtin exception classes
     return issubclass(base, BaseException) and getattr(builtins, base.__name__, None) is base
@@ -110,8 +111,13 @@ def build_class(spec: ClassSpec, bases: tuple[Any, ...], g: dict[str, Any], b: A
     finally:
         b.depth -= 1
     _check_namespace(ns, spec.name)
+    fields = ns.get("__annotations__")
+    if fields is not None:  # what the metaclass and __init_subclass__ see: no self-reference yet
+        ns["__annotations__"] = class_annotations(fields, (ns, g), b.charge)
     cls = meta(spec.name, bases, ns) if bases else meta(spec.name, (), ns)
-    mark(cls)
+    register_guest_class(cls)
+    if fields is not None:
+        cls.__annotations__ = class_annotations(fields, (ns, {spec.name: cls}, g), b.charge)
     if cell is not None:
         cell.v = cls
     return cls  # type: ignore[no-any-return]

@@ -16,6 +16,7 @@ from safe_eval.interpreter.builtins_extra import BUILTINS, super_attr
 from safe_eval.interpreter.compile_base import CompilerBase
 from safe_eval.interpreter.functions import Function
 from safe_eval.interpreter.hostbases import builds_on_host_class, consumed
+from safe_eval.interpreter.identity import register_internal_type
 from safe_eval.interpreter.runtime import UNBOUND, Frame
 from safe_eval.interpreter.scopes import CELL, CLASSDEREF, FAST, GLOBAL, NAME, unbound_free, unbound_local
 from safe_eval.interpreter.specialize import CONST as CONST_OPERAND
@@ -110,6 +111,7 @@ def call_value(b: Any, fn: Any, args: Any, kwargs: dict[str, Any] | None = None)
     return fn(*args)
 
 
+@register_internal_type  # interpreter-made: the membrane admits it by identity
 class _PricedType:
     """``cls`` as host code may call it back: through the guest's priced call path
     (``max(xs, key=bytearray)`` pays what ``bytearray(x)`` does). Shown as ``cls`` (a stored

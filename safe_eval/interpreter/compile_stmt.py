@@ -309,9 +309,9 @@ class StmtCompiler(CompilerBase):
         target = node.target
         if self.scope.kind == "class" and isinstance(target, ast.Name) and node.simple:
             name = target.id
-            # the original annotation scrub kept aside (the tree holds an inert marker)
+            # the original annotation scrub kept aside (the tree holds an inert marker); the
+            # class statement resolves it to a real type once the class exists (classes.py)
             original = self.annotations.get(id(self.scope.node), {}).get(name, node.annotation)
-            text = annotation_text(original)
             value = self.expr(node.value) if node.value is not None else None
             store = self.store(target)
 
@@ -319,7 +319,7 @@ class StmtCompiler(CompilerBase):
                 ns = f[3]
                 if "__annotations__" not in ns:
                     ns["__annotations__"] = {}
-                ns["__annotations__"][name] = text
+                ns["__annotations__"][name] = original
                 if value is not None:
                     store(f, value(f))
             return class_field
@@ -887,13 +887,6 @@ _SELF_NOTING = frozenset({ast.Expr, ast.Return, ast.Assign, ast.If, ast.While, a
 
 def _pos(node: ast.stmt) -> tuple[int, int]:
     return (node.lineno, node.col_offset)
-
-
-def annotation_text(ann: ast.expr) -> str:
-    """An annotation as CPython stores it under ``from __future__ import annotations``."""
-    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
-        return ann.value
-    return ast.unparse(ann)
 
 
 def _matches(ex: BaseException, cls: Any) -> bool:

@@ -17,7 +17,7 @@ from typing import Any
 from safe_eval.interpreter import classes, tracebacks
 from safe_eval.interpreter.compile_expr import ExprCompiler
 from safe_eval.interpreter.compile_match import MatchCompiler
-from safe_eval.interpreter.compile_stmt import StmtCompiler, annotation_text
+from safe_eval.interpreter.compile_stmt import StmtCompiler
 from safe_eval.interpreter.functions import FuncCode, Function, current_origin
 from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
 from safe_eval.interpreter.scopes import FIRST_SLOT, Scope, analyse_scopes
@@ -177,15 +177,9 @@ class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
             return Function(code, f[0], defs, kwd, closure, current_origin())
         return make
 
-    def _annotations(self, node: ast.AST) -> dict[str, str]:
-        anns = self.annotations.get(id(node), {})
-        out: dict[str, str] = {}
-        for k, v in anns.items():
-            try:
-                out[k] = annotation_text(v)
-            except Exception:  # an odd node: the annotation is documentation only
-                continue
-        return out
+    def _annotations(self, node: ast.AST) -> dict[str, ast.expr]:
+        """The annotation expressions scrub kept aside (resolved on first read, never run)."""
+        return self.annotations.get(id(node), {})
 
     def _decorated(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, make: Ev) -> Any:
         decorators = [self.expr(d) for d in node.decorator_list]

@@ -13,13 +13,16 @@ from typing import TYPE_CHECKING, Any
 
 from safe_eval.context import current_context
 from safe_eval.interpreter import tracebacks
-from safe_eval.interpreter.marks import mark
+from safe_eval.interpreter.identity import GUEST_REFS, register_internal_type
 from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
 from safe_eval.interpreter.tracebacks import CodeInfo
 from safe_eval.limits.result_bound import ResultBound
+from safe_eval.membrane.allowlists import PLAIN_SCALARS
+from safe_eval.membrane.crossing import enter_call_args
 
 # inspect (about 5 ms to import) is loaded when a signature is asked for, not at cold start
 if TYPE_CHECKING:
+    import ast
     import inspect
 
 __all__ = ["FuncCode", "Function", "Origin"]
@@ -46,7 +49,7 @@ class FuncCode:
         is_generator: bool = False,
         is_async: bool = False,
         returns_value: bool = False,  # body(frame) returns the value (lambdas, plain functions)
-        annotations: dict[str, str] | None = None,
+        annotations: dict[str, ast.expr] | None = None,  # scrub's kept-aside expressions
     ) -> None:
         self.info = info
         self.body = body
@@ -63,7 +66,7 @@ class FuncCode:
         self.is_generator = is_generator
         self.is_async = is_async
         self.returns_value = returns_value
-        self.annotations: dict[str, str] = {} if annotations is None else annotations
+        self.annotations: dict[str, ast.expr] = {} if annotations is None else annotations
         self.npos = len(self.posonly) + len(self.args)
         nparams = self.npos + len(self.kwonly) + (self.vararg is not None) + (self.kwarg is not None)
         self.nparams = nparams
@@ -123,7 +126,7 @@ def current_origin() -> Origin | None:
     return o
 
 
-@mark
+@register_internal_type
 class Function:
     """A guest function. ``__name__``/``__qualname__``/``__defaults__``... live in ``__dict__``
     so ``functools.wraps`` and decorators can read and set them."""
@@ -158,7 +161,6 @@ class Function:
         d["__qualname__"] = code.info.qualname
         d["__module__"] = "__main__"
         d["__doc__"] = None
-        d["__annotations__"] = dict(code.annotations)
 
     # -- attributes functools.wraps and inspect use ---------------------------------------
     @property
@@ -168,6 +170,29 @@ class Function:
     @property
     def __kwdefaults__(self) -> dict[str, Any] | None:
         return self.kwdefaults or None
+
+    @property
+    def __annotations__(self) -> dict[str, Any]:
+        """Real types resolved from the annotations' AST on first read, against the globals
+        as they are then (so a method can name its class); never text (annotations.py)."""
+        d = self.__dict__
+        ann = d.get("__annotations__")
+        if ann is None:
+            from safe_eval.interpreter.annotations import function_annotations
+
+            ann = d["__annotations__"] = function_annotations(self.code.annotations, self.globals)
+        return ann
+
+    @__annotations__.setter
+    def __annotations__(self, value: Any) -> None:
+        # functools.wraps copies annotations from what it wraps (maybe a host function whose
+        # annotations are text): only inert values are kept
+        from safe_eval.interpreter.annotations import is_inert
+
+        if type(value) is not dict:
+            raise TypeError("__annotations__ must be set to a dict object")
+        self.__dict__["__annotations__"] = {
+            k: v for k, v in value.items() if type(k) is str and is_inert(v)}
 
     @property
     def __signature__(self) -> inspect.Signature:
@@ -183,17 +208,32 @@ class Function:
 
     # -- calling ---------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # The host-to-guest door: guest code calls guest functions through ``run`` and never
+        # reaches here; host code does (C callbacks such as ``key=``, dunders the host calls,
+        # reflected operators, a decoded callable), so every argument is entered first.
         ctx = current_context()
         origin = self.origin
         # it runs as is only inside its own run (or a host call into it), or a run deciding and
         # auditing as its own does (a later run of the same Evaluator); anywhere else under its
-        # own run's policy and audit hook (session.call_as_origin)
+        # own run's policy and audit hook (session.call_as_origin), coming back through here
         if ctx is not None and origin is not None and (
                 ctx.bound is origin.bound or (ctx.policy is origin.policy and ctx.audit is origin.audit)):
-            return self.invoke(ctx.budget, args, kwargs)
+            kw: dict[str, Any] | None = kwargs
+            refs = GUEST_REFS
+            for a in args:  # the guest's own objects and plain data need no conversion (fast path)
+                tp = type(a)
+                if tp not in PLAIN_SCALARS:
+                    ref = refs.get(id(tp))
+                    if ref is None or ref() is not tp:
+                        args, kw = enter_call_args(args, kw, ctx.policy)
+                        break
+            else:
+                if kw:
+                    args, kw = enter_call_args(args, kw, ctx.policy)
+            return self.run(self, ctx.budget, args, kw)
         from safe_eval.interpreter.session import call_as_origin
 
-        return call_as_origin(origin, lambda: self.invoke(current_context().budget, args, kwargs))  # type: ignore[union-attr]
+        return call_as_origin(origin, lambda: self(*args, **kwargs))
 
     def invoke(self, b: Any, args: Any, kwargs: dict[str, Any] | None = None) -> Any:
         return self.run(self, b, args, kwargs)
@@ -428,7 +468,7 @@ def signature_of(fn: Function) -> inspect.Signature:
     params: list[inspect.Parameter] = []
     defaults = fn.defaults
     first_default = code.npos - len(defaults)
-    ann = fn.__dict__.get("__annotations__", {})
+    ann = fn.__annotations__
     for i, n in enumerate(code.posonly + code.args):
         kind = P.POSITIONAL_ONLY if i < len(code.posonly) else P.POSITIONAL_OR_KEYWORD
         default = defaults[i - first_default] if i >= first_default else P.empty

@@ -24,11 +24,12 @@ from safe_eval.interpreter import compile_stmt as _compile_stmt
 from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.compile_stmt import Discarded
 from safe_eval.interpreter.functions import Origin, current_origin
-from safe_eval.interpreter.marks import mark
+from safe_eval.interpreter.identity import register_internal_type
 from safe_eval.interpreter.runtime import Frame
 from safe_eval.interpreter.tracebacks import CodeInfo
 from safe_eval.limits.budget import Budget
 from safe_eval.limits.model import Limits
+from safe_eval.membrane.crossing import enter_call_args
 
 # greenlet is loaded with this module (the first generator, coroutine or async construct):
 # from now on a guest ``except`` must not catch GreenletExit (see compile_stmt._NOT_CATCHABLE)
@@ -219,7 +220,15 @@ class Resumable:
             pass
 
 
-@mark
+def _entered(value: Any) -> Any:
+    """A ``send`` value crosses the door in like every host-to-guest argument (the host may
+    hold the generator: a returned guest generator driven by host code)."""
+    ctx = current_context()
+    (value,), _ = enter_call_args((value,), None, None if ctx is None else ctx.policy)
+    return value
+
+
+@register_internal_type
 class GuestGenerator(Resumable):
     __slots__ = ()
 
@@ -240,6 +249,8 @@ class GuestGenerator(Resumable):
             raise StopIteration
         if not self._started and value is not None:
             raise TypeError("can't send non-None value to a just-started generator")
+        if value is not None:
+            value = _entered(value)
         finished, r = self._resume(_SEND, value)
         if finished:
             raise StopIteration if r is None else StopIteration(r)
@@ -262,7 +273,7 @@ class GuestGenerator(Resumable):
         return f"<generator object {self._info.qualname}>"
 
 
-@mark
+@register_internal_type
 class GuestCoroutine(GuestGenerator):
     __slots__ = ()
 
@@ -279,7 +290,7 @@ class GuestCoroutine(GuestGenerator):
         return f"<coroutine object {self._info.qualname}>"
 
 
-@mark
+@register_internal_type
 class GuestAsyncGenerator(Resumable):
     __slots__ = ()
 
@@ -293,7 +304,7 @@ class GuestAsyncGenerator(Resumable):
         return _AStep(self, _SEND, None)
 
     def asend(self, value: Any) -> _AStep:
-        return _AStep(self, _SEND, value)
+        return _AStep(self, _SEND, value if value is None else _entered(value))
 
     def athrow(self, typ: Any, val: Any = None, tb: Any = None) -> _AStep:
         return _AStep(self, _THROW, self._throw_exc(typ, val, tb))
@@ -305,7 +316,7 @@ class GuestAsyncGenerator(Resumable):
         return f"<async_generator object {self._info.qualname}>"
 
 
-@mark
+@register_internal_type
 class _AStep:
     """The awaitable ``__anext__``/``asend``/``athrow`` return."""
 
@@ -340,7 +351,7 @@ class _AStep:
                 how, value = _THROW, e
 
 
-@mark
+@register_internal_type
 class _AClose:
     __slots__ = ("agen",)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-from safe_eval.interpreter.marks import is_guest_type
+from safe_eval.interpreter.identity import is_guest_class
 from safe_eval.limits.iteration import consume
 
 __all__ = ["builds_on_host_class", "consumed"]
@@ -28,13 +28,13 @@ def builds_on_host_class(cls: type) -> bool:
     known = _host_types.get(cls)
     if known is not None:
         return known
-    if not is_guest_type(cls):
+    if not is_guest_class(cls):
         _host_types[cls] = False
         return False
     known = _guest_types.get(cls)
     if known is None:
         known = any(
-            base is not object and not is_guest_type(base) and not issubclass(base, BaseException)
+            base is not object and not is_guest_class(base) and not issubclass(base, BaseException)
             for base in cls.__mro__[1:]
         )
         _guest_types[cls] = known

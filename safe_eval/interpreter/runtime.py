@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from safe_eval.interpreter.marks import mark
+from safe_eval.interpreter.identity import register_internal_type
 from safe_eval.limits.guards import HOST_RECURSION_CAP
 
 __all__ = ["BREAK", "CONTINUE", "RETURN", "UNBOUND", "Cell", "Frame", "G", "B", "RET", "NS", "Signal"]
@@ -46,7 +46,7 @@ class _Unbound:
 UNBOUND: Any = _Unbound()
 
 
-@mark
+@register_internal_type
 class Cell:
     """A closure cell; an unset ``v`` means the variable is unbound."""
 

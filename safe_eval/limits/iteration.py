@@ -36,7 +36,7 @@ import types
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from safe_eval.interpreter.marks import MARK, TOKEN
+from safe_eval.interpreter.identity import is_interpreter_type
 from safe_eval.limits.budget import Budget, current_or_default
 from safe_eval.limits.estimates import known_len
 
@@ -94,7 +94,7 @@ TickingIterator.__name__ = TickingIterator.__qualname__ = "iterator"
 
 
 def _is_guest(tp: type) -> bool:
-    return getattr(tp, MARK, None) is TOKEN
+    return is_interpreter_type(tp)
 
 
 def _host_iterator(x: Any) -> bool:

@@ -29,12 +29,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from safe_eval.interpreter.identity import register_internal_type
 from safe_eval.membrane import allowlists as _allowlists
 from safe_eval.membrane.allowlists import allow_host_type
 from safe_eval.membrane.attributes import del_attr, get_attr, set_attr
 from safe_eval.membrane.builtins import BUILTINS, builtin_names
 from safe_eval.membrane.crossing import enter_env, enter_value, format_value, guest_exception
-from safe_eval.membrane.kinds import register_internal_type
 from safe_eval.membrane.modules import import_module as _import_module
 from safe_eval.membrane.proxies import expose
 

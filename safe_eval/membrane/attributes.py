@@ -27,8 +27,17 @@ import types
 import unicodedata
 from typing import Any
 
-from safe_eval.interpreter.marks import MARK, TOKEN
+from safe_eval.interpreter.identity import (
+    GUEST_REFS,
+    internal_names,
+    is_curated_type,
+    is_guest_class,
+    is_guest_made,
+    is_guest_object,
+    is_internal_type,
+)
 from safe_eval.limits.routines import OWNERS, method_price, register_methods, register_stdlib, super_price
+from safe_eval.membrane.admission import admitted, register_guest_visible, register_membrane_type
 from safe_eval.membrane.allowlists import (
     ALL_PUBLIC,
     CONDITIONAL_DUNDERS,
@@ -43,17 +52,17 @@ from safe_eval.membrane.allowlists import (
     INTERNAL_PUBLIC,
     PLAIN_SCALARS,
     TYPE_DUNDERS,
-    is_dangerous_module,
     when_stdlib_types_registered,
 )
+from safe_eval.membrane.crossing import guest_exception
 from safe_eval.membrane.dunders import DEFINABLE_DUNDERS, FORBIDDEN_DUNDERS
 from safe_eval.membrane.formatter import safe_format, safe_format_map
-from safe_eval.membrane.kinds import INTERNAL_NAMES, is_guest_defined_type, is_internal_type
+from safe_eval.membrane.instancedict import InstanceDict
+from safe_eval.membrane.modules._module import CuratedModule
 from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, reveal_type
 
 __all__ = ["del_attr", "get_attr", "readable", "register_guarded_methods", "set_attr"]
 
-_CURATED_PREFIX = "safe_eval.membrane.modules"
 _FUNCTION_TYPES = frozenset(
     {
         types.FunctionType,
@@ -107,11 +116,7 @@ def _owner(cls: type, name: str) -> type | None:
     return None
 
 
-def _is_guest_made(value: object) -> bool:
-    tp = type(value)
-    if getattr(tp, MARK, None) is TOKEN:
-        return True
-    return isinstance(value, type) and is_guest_defined_type(value)
+_is_guest_made = is_guest_made
 
 
 # -- guarded replacements for hooks that must not be handed out raw ----------------------------
@@ -146,40 +151,49 @@ def _unhook(value: Any) -> Any:
 
 
 # -- the exit check ------------------------------------------------------------------------------
-def _exit(value: Any, obj: object, name: str) -> Any:
-    """Refuse host values that must never reach the guest, whatever path led to them."""
+_EXIT_CONTAINERS = (list, tuple, frozenset, set, dict)
+_BUILTIN_METHOD = types.BuiltinMethodType
+_DATA_OWNERS = PLAIN_SCALARS | {list, dict, set, frozenset, tuple, bytearray}
+
+
+def _exit(value: Any, obj: object, name: str, depth: int = 0) -> Any:
+    """An allowlist on every value an attribute read hands to the guest: what the entry admits
+    (``admission.admitted``), types as ``reveal_type`` shows them, host exceptions cleaned,
+    and containers whose items pass; anything else is refused, whatever path led to it."""
     tp = type(value)
     if tp in PLAIN_SCALARS:
         return value
+    if tp is _BUILTIN_METHOD and type(value.__self__) in _DATA_OWNERS and value.__name__[:1] != "_":
+        return value  # the common case, ``"a,b".split``: what ``admitted`` says, without its walk
+    if admitted(value):
+        return value
+    if type(obj) is CuratedModule and tp not in FORBIDDEN_VALUE_TYPES and not isinstance(value, type):
+        return value  # a name the curated module's own allowlist lists (a per-run ``random.seed``)
     if tp in FORBIDDEN_VALUE_TYPES:
         raise _deny(obj, name, f"it leads to a host {tp.__name__}")
     if isinstance(value, type):
         return _exit_type(value, obj, name)
-    if tp is types.BuiltinFunctionType:
-        owner = value.__self__
-        if isinstance(owner, types.ModuleType) and is_dangerous_module(owner.__name__):
-            if value not in _SAFE_RAW_BUILTINS:
-                raise _deny(obj, name, f"it leads to a function of module '{owner.__name__}'")
-    elif tp is types.FunctionType:
-        if is_dangerous_module(value.__module__):
-            raise _deny(obj, name, f"it leads to a function of module '{value.__module__}'")
-    elif tp is types.MethodType:
-        if isinstance(value.__self__, types.ModuleType):
-            raise _deny(obj, name, "it leads to a method bound to a module")
-        _exit(value.__func__, obj, name)
-    return value
+    if isinstance(value, BaseException):
+        return guest_exception(value)
+    if tp in _EXIT_CONTAINERS and depth < 20:
+        if depth == 0 and (is_guest_object(obj) or is_guest_class(obj)):
+            return value  # the guest's own object holds only what entered through the door
+        items = list(value.keys()) + list(value.values()) if tp is dict else value
+        if not all(type(v) in PLAIN_SCALARS for v in items):  # the common case, plain data
+            for item in items:
+                if item is not value:  # a container holding itself
+                    _exit(item, obj, name, depth + 1)
+        return value
+    raise _deny(obj, name, f"it leads to a host {tp.__name__} the membrane does not admit")
 
 
 def _exit_type(cls: type, obj: object, name: str) -> Any:
     shown = reveal_type(cls)
     if shown is not cls:
         return shown
-    if cls in HOST_TYPE_NAMES or issubclass(cls, BaseException) or is_guest_defined_type(cls):
+    if cls in HOST_TYPE_NAMES or issubclass(cls, BaseException) or is_guest_class(cls) or _curated(cls):
         return cls
-    module = getattr(cls, "__module__", "")  # C types keep it outside their __dict__
-    if module == "builtins" or is_dangerous_module(module):
-        raise _deny(obj, name, f"it leads to class '{cls.__name__}' of module '{module}'")
-    return cls
+    raise _deny(obj, name, f"it leads to host class '{cls.__name__}'")
 
 
 # -- reading -------------------------------------------------------------------------------------
@@ -188,22 +202,24 @@ def get_attr(obj: object, name: str) -> Any:
     if type(name) is not str:
         name = _check_name(name)
     tp = type(obj)
+    ref = GUEST_REFS.get(id(tp))  # ``is_guest_class(tp)`` inlined: this runs on every read
+    guest_class = ref is not None and ref() is tp
     if name[:1] != "_" and name.isascii():  # fast paths: public names
-        if getattr(tp, MARK, None) is TOKEN:
-            if not is_internal_type(tp) and tp.__mro__[-2] not in OWNERS:
+        if guest_class:
+            if tp.__mro__[-2] not in OWNERS:
                 value = getattr(obj, name)
                 return value if type(value) in PLAIN_SCALARS else _exit(value, obj, name)
-        else:
+        else:  # only host types enter ``_PUBLIC`` (``_host_get``), never interpreter types
             action = _PUBLIC.get((tp, name))
             if action is not None:
                 value = getattr(obj, name) if action is _PLAIN else _BoundMethod(action, obj, name)
                 return value if type(value) in PLAIN_SCALARS else _exit(value, obj, name)
-    if getattr(tp, MARK, None) is TOKEN:
-        if is_internal_type(tp):
-            return _exit(_internal_get(obj, tp, name), obj, name)
+    if guest_class:
         return _exit(_guest_get(obj, tp, name), obj, name)
+    if is_internal_type(tp):
+        return _exit(_internal_get(obj, tp, name), obj, name)
     if isinstance(obj, type):
-        if is_guest_defined_type(obj):
+        if is_guest_class(obj):
             return _exit(_guest_type_get(obj, name), obj, name)
         return _exit(_host_type_get(obj, name), obj, name)
     return _exit(_host_get(obj, tp, name), obj, name)
@@ -239,12 +255,13 @@ def _guest_get(obj: object, tp: type, name: str) -> Any:
             return priced
         if name == "__dict__":
             try:
-                return object.__getattribute__(obj, "__dict__")
+                fields = object.__getattribute__(obj, "__dict__")
             except AttributeError:
                 raise _deny(obj, name, "the object has no __dict__") from None
+            return InstanceDict(fields, lambda key: _check_guest_write(tp, key, obj))
         return _unhook(getattr(obj, name))
     owner = _owner(tp, name)
-    if owner is not None and not is_guest_defined_type(owner):
+    if owner is not None and not is_guest_class(owner):
         raise _deny(obj, name, f"it belongs to host class '{owner.__name__}'")
     return getattr(obj, name)
 
@@ -264,26 +281,22 @@ def _guest_type_get(cls: type, name: str) -> Any:
             return reveal_type(type(cls))
         if name == "__mro__":
             return tuple(reveal_type(k) for k in cls.__mro__ if _holdable_type(k))
-        if owner is not None and not is_guest_defined_type(owner):
+        if owner is not None and not is_guest_class(owner):
             guarded = method_price(owner, name)  # a host type's slot, inherited
             if guarded is not None:
                 return guarded
         return _unhook(getattr(cls, name))
-    if owner is None or not is_guest_defined_type(owner):
+    if owner is None or not is_guest_class(owner):
         raise _deny(cls, name)
     return getattr(cls, name)
 
 
 def _holdable_type(cls: type) -> bool:
-    return is_guest_defined_type(cls) or cls in HOST_TYPE_NAMES or issubclass(cls, BaseException)
+    return is_guest_class(cls) or cls in HOST_TYPE_NAMES or issubclass(cls, BaseException)
 
 
 def _internal_get(obj: object, tp: type, name: str) -> Any:
-    allowed = None
-    for klass in tp.__mro__:
-        if klass in INTERNAL_NAMES:
-            allowed = INTERNAL_NAMES[klass]
-            break
+    allowed = internal_names(tp)
     if allowed is not None:
         if name not in allowed:
             raise _deny(obj, name)
@@ -361,9 +374,7 @@ def _host_get(obj: object, tp: type, name: str) -> Any:
     return getattr(obj, name)
 
 
-def _curated(tp: type) -> bool:
-    module = tp.__dict__.get("__module__", "")
-    return isinstance(module, str) and module.startswith(_CURATED_PREFIX)
+_curated = is_curated_type
 
 
 def _host_instance_field(obj: object, tp: type, name: str) -> Any:
@@ -442,7 +453,7 @@ def _super_get(obj: Any, name: str) -> Any:
         return getattr(obj, name) if priced is None else priced
     if _looks_private(name):
         owner = _owner(obj.__thisclass__, name)
-        if owner is not None and not is_guest_defined_type(owner):
+        if owner is not None and not is_guest_class(owner):
             raise _deny(obj, name)
     return getattr(obj, name)
 
@@ -455,6 +466,7 @@ def register_guarded_methods(owner: type, table: dict[str, Any]) -> None:
     """Price methods of host class ``owner`` (the curated modules' bulk consumers such as
     ``deque.extend``), calling convention ``fn(self, *args)``."""
     register_methods(owner, table)
+    register_guest_visible(table.values())  # ``Type.name`` may hand a priced function out
     _PUBLIC.clear()  # decisions cached before the registration would bypass it
 
 
@@ -498,6 +510,7 @@ def _class_level(cls: type, owner: type, name: str) -> Any:
     return guarded
 
 
+@register_membrane_type
 class _BoundMethod:
     """A guarded method bound to its object, looking like the builtin method it replaces."""
 
@@ -535,6 +548,9 @@ _UNBOUND_FORMAT = {
     "format": _unbound(safe_format, "format"),
     "format_map": _unbound(safe_format_map, "format_map"),
 }
+register_guest_visible(_UNBOUND_FORMAT.values())
+register_guest_visible(_RAW_HOOKS.values())
+register_membrane_type(InstanceDict)
 
 
 # -- writing -------------------------------------------------------------------------------------
@@ -549,7 +565,7 @@ def _check_guest_write(tp: type, name: str, obj: object) -> None:
             return
         if _looks_private(name):
             owner = _owner(obj, name)
-            if owner is not None and not is_guest_defined_type(owner):
+            if owner is not None and not is_guest_class(owner):
                 raise _deny(obj, name)
         return
     if is_internal_type(tp):
@@ -566,14 +582,16 @@ def _check_guest_write(tp: type, name: str, obj: object) -> None:
         return
     if _looks_private(name):
         owner = _owner(tp, name)
-        if owner is not None and not is_guest_defined_type(owner):
+        if owner is not None and not is_guest_class(owner):
             raise _deny(obj, name, f"it belongs to host class '{owner.__name__}'")
 
 
 def _writable_target(obj: object) -> bool:
-    if getattr(type(obj), MARK, None) is TOKEN:
+    tp = type(obj)
+    ref = GUEST_REFS.get(id(tp))  # ``is_guest_object`` with its common case inlined
+    if ref is not None and ref() is tp:
         return True
-    return isinstance(obj, type) and is_guest_defined_type(obj)
+    return is_guest_object(obj) or is_guest_class(obj)
 
 
 def set_attr(obj: object, name: str, value: object) -> None:
@@ -624,14 +642,3 @@ def readable(obj: object, name: str) -> bool:
     except Exception:
         return False
     return True
-
-
-import builtins as _builtins  # noqa: E402  (needed only for the table below)
-
-# Builtin functions that may be handed out raw (their ``__self__`` is the builtins module,
-# which the exit check otherwise refuses).
-_SAFE_RAW_BUILTINS = frozenset(
-    getattr(_builtins, n)
-    for n in """abs all any ascii bin callable chr divmod format hash hex id isinstance issubclass iter
-    len max min next oct ord pow repr round sorted sum""".split()
-)

@@ -26,12 +26,12 @@ import sys
 from typing import Any
 
 from safe_eval.context import current_context
-from safe_eval.interpreter.marks import MARK, TOKEN
+from safe_eval.interpreter.identity import is_guest_class
 from safe_eval.limits.guards import GUARDED_BUILTINS, recursion_guard
+from safe_eval.membrane.admission import register_guest_visible
 from safe_eval.membrane.allowlists import GUEST_INSTANCE_DUNDERS, GUEST_TYPE_DUNDERS
 from safe_eval.membrane.attributes import del_attr, get_attr, readable, set_attr
 from safe_eval.membrane.crossing import format_value
-from safe_eval.membrane.kinds import is_guest_defined_type, is_internal_type
 from safe_eval.membrane.typeview import GUARDED_TYPE
 
 __all__ = ["BUILTINS", "builtin_names"]
@@ -95,7 +95,7 @@ def guest_vars(*args: Any) -> Any:
     if len(args) != 1:
         raise TypeError("vars() needs exactly one argument in safe-eval (the current scope is not exposed)")
     obj = args[0]
-    if getattr(type(obj), MARK, None) is TOKEN and not is_internal_type(type(obj)):
+    if is_guest_class(type(obj)):
         try:
             return get_attr(obj, "__dict__")
         except AttributeError:
@@ -111,8 +111,8 @@ def guest_dir(*args: Any) -> list[str]:
         names = _b.dir(obj)
     except Exception:
         names = []
-    guest_instance = getattr(type(obj), MARK, None) is TOKEN and not is_internal_type(type(obj))
-    guest_class = isinstance(obj, type) and is_guest_defined_type(obj)
+    guest_instance = is_guest_class(type(obj))
+    guest_class = isinstance(obj, type) and is_guest_class(obj)
     if guest_instance or guest_class:
         dunders = GUEST_INSTANCE_DUNDERS if guest_instance else GUEST_TYPE_DUNDERS
         return [n for n in names if not (n[:2] == "__" and n[-2:] == "__") or n in dunders]
@@ -126,7 +126,7 @@ def guest_super(*args: Any) -> Any:
     if len(args) != 2:
         raise RuntimeError("super(): use super() inside a method or super(Class, obj)")
     cls, obj = args
-    if not (isinstance(cls, type) and is_guest_defined_type(cls)):
+    if not (isinstance(cls, type) and is_guest_class(cls)):
         raise TypeError("super() in safe-eval works with classes defined by the code")
     return super(cls, obj)
 
@@ -219,6 +219,7 @@ def _build() -> dict[str, Any]:
 
 
 BUILTINS: dict[str, Any] = _build()
+register_guest_visible(BUILTINS.values())
 
 _NAMES = frozenset(BUILTINS) | {"super"}
 

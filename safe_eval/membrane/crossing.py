@@ -33,12 +33,12 @@ import types
 from typing import Any
 
 from safe_eval.errors import SafeEvalError
-from safe_eval.interpreter.marks import MARK, TOKEN
+from safe_eval.interpreter.identity import GUEST_REFS, is_guest_made
 from safe_eval.limits.guards import check_format_spec, price_text
 from safe_eval.membrane import allowlists
+from safe_eval.membrane.admission import admitted, register_membrane_type
 from safe_eval.membrane.allowlists import FORBIDDEN_VALUE_TYPES, HOST_TYPE_NAMES, PLAIN_SCALARS
 from safe_eval.membrane.danger import dangerous_callable
-from safe_eval.membrane.kinds import is_guest_defined_type
 from safe_eval.membrane.proxies import (
     Exposed,
     HostExceptionClass,
@@ -55,11 +55,12 @@ from safe_eval.membrane.proxies import (
 )
 from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, reveal_type
 
-__all__ = ["enter_env", "enter_value", "format_value", "guest_exception"]
+__all__ = ["enter_call_args", "enter_env", "enter_value", "format_value", "guest_exception"]
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
-_MEMBRANE_TYPES = (Tool, HostProxy, HostIterator, Refused, OpaqueType, type(GUARDED_TYPE))
-_CURATED_PREFIX = "safe_eval.membrane.modules"
+_MEMBRANE_TYPES = (Tool, HostExceptionClass, HostProxy, HostIterator, Refused, OpaqueType, type(GUARDED_TYPE))
+for _cls in _MEMBRANE_TYPES:
+    register_membrane_type(_cls)
 _MAX_DEPTH = 100
 
 
@@ -67,15 +68,7 @@ def _scalar(value: object) -> bool:
     return type(value) in PLAIN_SCALARS
 
 
-def _guest_made(value: object) -> bool:
-    if getattr(type(value), MARK, None) is TOKEN:
-        return True
-    return isinstance(value, type) and is_guest_defined_type(value)
-
-
-def _curated_object(value: object) -> bool:
-    module = type(value).__dict__.get("__module__", "")
-    return isinstance(module, str) and module.startswith(_CURATED_PREFIX)
+_guest_made = is_guest_made
 
 
 # -- enter_value -------------------------------------------------------------------------------
@@ -87,6 +80,31 @@ def enter_value(value: Any, policy: Any = None, *, name: str | None = None) -> A
     return _enter(value, policy, name, 0)
 
 
+def enter_call_args(
+    args: tuple[Any, ...], kwargs: dict[str, Any] | None, policy: Any
+) -> tuple[tuple[Any, ...], dict[str, Any] | None]:
+    """The arguments of a host-to-guest call (host C code calling a guest function or dunder:
+    ``key=`` callbacks, reflected comparisons, ``sorted``'s ``__lt__``, a decoded callable
+    called by the host), each entered as ``enter_value`` enters it. Values the guest already
+    holds are admitted unchanged, so a guest-to-guest call through host code is unaffected."""
+    refs = GUEST_REFS
+    for a in args:
+        tp = type(a)
+        if tp in PLAIN_SCALARS:
+            continue
+        ref = refs.get(id(tp))  # ``is_guest_class(tp)`` inlined: the guest's own objects
+        if ref is not None and ref() is tp:
+            continue
+        if not admitted(a):
+            args = tuple([a if type(a) in PLAIN_SCALARS else _enter(a, policy, None, 0) for a in args])
+            break
+    if kwargs:
+        kwargs = {
+            (k if type(k) is str else str.__str__(k)): _enter(v, policy, None, 0) for k, v in kwargs.items()
+        }
+    return args, kwargs
+
+
 def enter_env(env: collections.abc.Mapping[str, Any], policy: Any = None) -> dict[str, Any]:
     """Every value of an env mapping entered under its own name."""
     return {k: enter_value(v, policy, name=k) for k, v in env.items()}
@@ -96,8 +114,10 @@ def _enter(value: Any, policy: Any, name: str | None, depth: int) -> Any:
     if allowlists._stdlib_pending:
         allowlists.ensure_stdlib_types()  # before any decision about a non-scalar value
     tp = type(value)
-    if tp in PLAIN_SCALARS or _guest_made(value) or isinstance(value, _MEMBRANE_TYPES):
+    if tp in PLAIN_SCALARS:
         return value
+    if admitted(value) and not (name is not None and _host_callable(value)):
+        return value  # (a host callable under an env name stays a tool the policy decides by name)
     if depth > _MAX_DEPTH:
         return refused(_label(value, name), "data nested too deeply")
     if tp in _CONTAINERS:
@@ -109,8 +129,6 @@ def _enter(value: Any, policy: Any, name: str | None, depth: int) -> Any:
         return guest_exception(value)
     if isinstance(value, Exposed):
         return proxy(value)
-    if _curated_object(value):
-        return value
     if isinstance(value, types.ModuleType):
         return _enter_module(value, policy)
     if isinstance(value, type):
@@ -132,6 +150,11 @@ def _enter(value: Any, policy: Any, name: str | None, depth: int) -> Any:
     if isinstance(value, collections.abc.Iterator):
         return host_iterator(value)
     return proxy(Exposed(value))
+
+
+def _host_callable(value: Any) -> bool:
+    return callable(value) and not isinstance(value, type) and not isinstance(value, _MEMBRANE_TYPES) \
+        and not _guest_made(value)
 
 
 def _enter_container(value: Any, policy: Any, depth: int) -> Any:

@@ -17,7 +17,7 @@ import string
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from safe_eval.interpreter.marks import MARK, TOKEN
+from safe_eval.interpreter.identity import is_guest_object
 
 __all__ = ["SafeFormatter", "safe_format", "safe_format_map"]
 
@@ -26,7 +26,7 @@ _PLAIN_ATTR_TYPES = (int, float, complex, str, bytes, bool)
 
 
 def _guest_made(obj: object) -> bool:
-    return getattr(type(obj), MARK, None) is TOKEN
+    return is_guest_object(obj)
 
 
 class SafeFormatter(string.Formatter):

@@ -41,6 +41,7 @@ from typing import Any
 
 from safe_eval.diagnostics import Diagnostic
 from safe_eval.errors import PolicyViolation, SafeEvalError
+from safe_eval.interpreter.annotations import register_stand_in
 
 __all__ = [
     "Exposed", "HostExceptionClass", "HostIterator", "HostProxy", "Refused", "Tool",
@@ -305,6 +306,14 @@ class Refused:
 
     def __safe_eval_getattr__(self, name: str) -> Any:
         raise self._error()
+
+
+def _tool_class(t: Tool) -> Any:
+    return t._fn if isinstance(t._fn, type) else None
+
+
+# an annotation naming a class the host handed in through ``env`` means that class
+register_stand_in(Tool, _tool_class)
 
 
 def tool(name: str, fn: Callable[..., Any]) -> Tool:

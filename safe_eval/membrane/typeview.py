@@ -17,7 +17,9 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-from safe_eval.membrane.kinds import is_guest_defined_type
+from safe_eval.interpreter.identity import is_curated_type, is_guest_class
+from safe_eval.membrane.admission import register_membrane_type
+from safe_eval.membrane.allowlists import HOST_TYPE_NAMES
 
 __all__ = ["GUARDED_TYPE", "GuardedType", "OpaqueType", "allow_construction", "reveal_type"]
 
@@ -52,6 +54,7 @@ class _TypeLike:
         raise AttributeError(f"type '{self._real.__name__}' exposes no attribute '{name}' in safe-eval")
 
 
+@register_membrane_type
 class GuardedType(_TypeLike):
     """The guest's ``type``: the one-argument form only."""
 
@@ -71,6 +74,7 @@ class GuardedType(_TypeLike):
         )
 
 
+@register_membrane_type
 class OpaqueType(_TypeLike):
     """A type the guest may name and test against but not call or walk."""
 
@@ -87,15 +91,14 @@ GUARDED_TYPE = GuardedType()
 
 _opaque: weakref.WeakKeyDictionary[type, OpaqueType] = weakref.WeakKeyDictionary()
 
-# Classes of safe-eval that guest code may construct itself (curated module classes).
-_CONSTRUCTIBLE_PREFIX = "safe_eval.membrane.modules"
-# ... and interpreter classes registered one by one (asyncio's Queue, Lock, CancelledError ...)
+# Interpreter classes guest code may construct itself, registered one by one (asyncio's
+# Queue, Lock, CancelledError ...)
 _CONSTRUCTIBLE: set[type] = set()
 
 
 def allow_construction(cls: type) -> type:
     """Let the guest name, call and catch the interpreter class ``cls`` itself (not an opaque
-    stand-in). Its instances stay interpreter-internal (``kinds.is_internal_type``). Usable as
+    stand-in). Its instances stay interpreter-internal (``identity.is_internal_type``). Usable as
     a class decorator."""
     _CONSTRUCTIBLE.add(cls)
     return cls
@@ -114,11 +117,14 @@ def reveal_type(cls: type) -> Any:
         return GUARDED_TYPE
     if issubclass(cls, type):
         return _opaque_for(cls)
-    module = cls.__dict__.get("__module__", "")
-    if isinstance(module, str) and module.startswith("safe_eval.") and not is_guest_defined_type(cls):
-        if not module.startswith(_CONSTRUCTIBLE_PREFIX) and cls not in _CONSTRUCTIBLE:
-            return _opaque_for(cls)
-    if issubclass(cls, BaseException) and not is_guest_defined_type(cls):
+    if is_guest_class(cls) or is_curated_type(cls) or cls in _CONSTRUCTIBLE:
+        return cls
+    # Not a guest class, so its ``__module__`` is host-written: guest writes to host classes
+    # are refused. safe-eval's own classes (tools, proxies, interpreter types) stay opaque.
+    module = type.__dict__["__module__"].__get__(cls)
+    if isinstance(module, str) and module.startswith("safe_eval.") and cls not in HOST_TYPE_NAMES:
+        return _opaque_for(cls)
+    if issubclass(cls, BaseException):
         # ``type(e)("...")`` / ``e.__class__(...)`` of a caught host exception: its constructor
         # is host code, so the class is a tool like the one in env (policy/enforce.py)
         from safe_eval.membrane.proxies import host_exception_class, is_host_exception_class

@@ -202,6 +202,7 @@ class _Builder:
         imports: frozenset[str] = frozenset()
         limits: dict[str, Any] = {}
         rules: list[ToolRule] = []
+        sandbox: str | None = None
         seen_other = False
         for stmt in tree.children:
             assert isinstance(stmt, Tree)
@@ -224,6 +225,8 @@ class _Builder:
                 imports = self.imports(stmt, imports)
             elif kind == "limits":
                 self.limits(stmt, limits)
+            elif kind == "sandbox":
+                sandbox = str(stmt.children[0])
             else:
                 rules.append(self.rule(stmt))
         base_limits = base.limits if base is not None else Limits()
@@ -231,7 +234,10 @@ class _Builder:
         tools = tuple(rules) + (base.tools if base is not None else ())
         # the base's rules stay a floor: a call it denies by a deny rule stays denied
         floor = (*base.floor, base.tools) if base is not None and base.tools else ()
-        return Policy(name or _default_name(self.filename), imports, final_limits, tools, floor)
+        if sandbox is None and base is not None:
+            sandbox = base.sandbox
+        return Policy(name or _default_name(self.filename), imports, final_limits, tools, floor,
+                      sandbox=sandbox)
 
     def extends(self, stmt: Tree[Token]) -> Policy:
         ref = stmt.children[0]

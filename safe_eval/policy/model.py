@@ -45,8 +45,8 @@ class Policy(Frozen, Shown):
     """A frozen value: equal when name, imports, limits, tools and floor are equal, hashed on
     them (a plain class, not a dataclass: see ``safe_eval._record``)."""
 
-    __slots__ = ("name", "imports", "limits", "tools", "floor", "_by_tool", "_hash")
-    _fields = ("name", "imports", "limits", "tools", "floor")
+    __slots__ = ("name", "imports", "limits", "tools", "floor", "sandbox", "_by_tool", "_hash")
+    _fields = ("name", "imports", "limits", "tools", "floor", "sandbox")
     __match_args__ = ("name", "imports", "limits", "tools", "floor")
 
     name: str
@@ -56,6 +56,8 @@ class Policy(Frozen, Shown):
     # the rule lists of the policies this one extends (``extends``), nearest last: a call one of
     # them denies by a deny rule is denied, whatever ``tools`` says (the base's floor)
     floor: tuple[tuple[ToolRule, ...], ...]
+    # the weakest OS sandbox evaluations under this policy may use (``sandbox bwrap``), or None
+    sandbox: str | None
     # tool name -> (the rules whose pattern matches it, in order; the same of each floor list
     # holding a deny rule): filled lazily; not part of the value (two equal policies share
     # their behaviour, not their caches)
@@ -69,6 +71,7 @@ class Policy(Frozen, Shown):
         limits: Limits = _DEFAULT_LIMITS,
         tools: tuple[ToolRule, ...] = (),
         floor: tuple[tuple[ToolRule, ...], ...] = (),
+        sandbox: str | None = None,
     ) -> None:
         if not isinstance(name, str) or not _NAME.fullmatch(name):
             raise PolicyError(
@@ -92,13 +95,22 @@ class Policy(Frozen, Shown):
         object.__setattr__(self, "limits", limits)
         object.__setattr__(self, "tools", tools)
         object.__setattr__(self, "floor", floor)
-        object.__setattr__(self, "_hash", hash((self.name, imports, limits, tools, floor)))
+        if sandbox is not None:
+            from safe_eval.errors import SandboxError
+            from safe_eval.sandbox.selection import normalize
+
+            try:
+                sandbox = normalize(sandbox)
+            except (SandboxError, TypeError) as exc:
+                raise PolicyError(str(exc)) from None
+        object.__setattr__(self, "sandbox", sandbox)
+        object.__setattr__(self, "_hash", hash((self.name, imports, limits, tools, floor, sandbox)))
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is self.__class__:
             assert isinstance(other, Policy)
-            return (self.name, self.imports, self.limits, self.tools, self.floor) == (
-                other.name, other.imports, other.limits, other.tools, other.floor)
+            return (self.name, self.imports, self.limits, self.tools, self.floor, self.sandbox) == (
+                other.name, other.imports, other.limits, other.tools, other.floor, other.sandbox)
         return NotImplemented
 
     def __hash__(self) -> int:
@@ -243,7 +255,7 @@ class Policy(Frozen, Shown):
 
     def replace(self, **changes: Any) -> Policy:
         """A copy with some fields replaced (``name``, ``imports``, ``limits``, ``tools``,
-        ``floor``)."""
+        ``floor``, ``sandbox``)."""
         unknown = sorted(set(changes) - set(self._fields))
         if unknown:
             raise TypeError(f"unknown Policy field(s): {', '.join(unknown)}")

@@ -17,6 +17,8 @@ _BINARY = (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024))
 def render_policy(policy: Policy) -> str:
     """The policy as DSL text."""
     lines = [f"policy {policy.name}", render_imports(policy), "limits " + render_limits(policy.limits)]
+    if policy.sandbox is not None:
+        lines.append(f"sandbox {policy.sandbox}")
     lines += [rule.render() for rule in policy.tools]
     return "\n".join(lines) + "\n"
 

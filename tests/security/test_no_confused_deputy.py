@@ -127,7 +127,9 @@ _HONOURED_BY_CPYTHON = {
 def test_copy_never_calls_a_reduce_hook_the_guest_put_in_an_instance_dict(hook_name, copier):
     code = (
         "import copy\n" + _HOOK +
-        f"vars(a)[{hook_name!r}] = hook\n"
+        # the identity invariant already refuses the write (instancedict.py); the copy must
+        # not call the hook either way
+        f"try:\n    vars(a)[{hook_name!r}] = hook\nexcept TypeError:\n    pass\n"
         f"b = {copier}(a)\n"
         "(calls, type(b) is A, b.v == [1], b is not a)"
     )

@@ -20,9 +20,12 @@ functions per evaluation, see ``safe_eval/guestlib``). The limits package's
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
 from typing import Any
 
+from safe_eval.interpreter.identity import register_curated_types
+from safe_eval.membrane.admission import register_guest_visible
 from safe_eval.membrane.modules._module import CuratedModule
 
 __all__ = ["CURATED", "CuratedModule", "import_module", "register_subclassable", "is_curated_module"]
@@ -106,7 +109,10 @@ def import_module(name: str, policy: Any = None) -> CuratedModule:
     with _lock:
         cached = _cache.get(name)
         if cached is None:
-            cached = _cache[name] = CuratedModule(name, _merge_guards(name, impl.build()))
+            attrs = _merge_guards(name, impl.build())
+            register_guest_visible(attrs.values())  # cached for the process: known by identity
+            cached = _cache[name] = CuratedModule(name, attrs)
+    _register_curated_classes()
     return cached
 
 
@@ -120,9 +126,24 @@ def _per_run(name: str, impl: Any) -> CuratedModule:
         module: CuratedModule = ctx.extra[key]
         return module
     module = CuratedModule(name, _run_attrs(name, impl))
+    _register_curated_classes()
     if ctx is not None:
         ctx.extra[key] = module
     return module
+
+
+_scanned: set[str] = set()
+
+
+def _register_curated_classes() -> None:
+    """Record (by identity, in ``interpreter.identity``) the classes each loaded file of this
+    package defines: their instances are safe-eval's own wrappers. Files load only here, from
+    host code, so a scan sees them before guest code holds any of their objects."""
+    prefix = __name__ + "."
+    for modname, module in list(sys.modules.items()):
+        if modname.startswith(prefix) and modname not in _scanned and module is not None:
+            _scanned.add(modname)
+            register_curated_types(vars(module), modname)
 
 
 # module name -> its host attributes, merged and metered once (modules with ``guest_attrs``)
@@ -142,6 +163,7 @@ def _run_attrs(name: str, impl: Any) -> dict[str, Any]:
             host = _host_parts.get(name)
             if host is None:
                 host = _host_parts[name] = _merge_guards(name, impl.build())
+                register_guest_visible(host.values())  # built once: known by identity
     return {**host, **guest_attrs()}
 
 
@@ -182,3 +204,6 @@ def register_subclassable() -> None:
     except ImportError:
         return
     SUBCLASSABLE.update(subclassable_classes())
+
+
+_register_curated_classes()

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from safe_eval.interpreter.annotations import register_stand_in
+
 
 class GuardedClass(type):
     _real: type
@@ -28,6 +30,10 @@ class GuardedClass(type):
 
     def __repr__(cls) -> str:
         return repr(cls._real)
+
+
+# an annotation naming the stand-in (``d: Decimal``) means the real class
+register_stand_in(GuardedClass, lambda cls: cls._real)
 
 
 def guarded(real: type, check: Callable[..., None], helpers: list[str]) -> type:

@@ -26,7 +26,7 @@ import types
 from collections.abc import Iterable
 from typing import Any
 
-from safe_eval.interpreter.marks import is_guest_type
+from safe_eval.interpreter.identity import is_interpreter_type
 from safe_eval.limits.iteration import metered_constructor, metered_function, metered_method
 from safe_eval.limits.routines import ROUTINES, price_of, register_routine
 
@@ -66,7 +66,7 @@ def meter_attrs(attrs: dict[str, Any], scalar_only: Iterable[str] = ()) -> dict[
             value = priced
         elif name not in skip and isinstance(value, _FUNCTIONS):
             value = metered_function(value)
-        elif type(value) is type and not is_guest_type(value) and not issubclass(value, BaseException):
+        elif type(value) is type and not is_interpreter_type(value) and not issubclass(value, BaseException):
             _meter_class(value)
         out[name] = value
     return out

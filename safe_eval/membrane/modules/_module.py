@@ -1,6 +1,7 @@
 """The curated module object handed to the guest in place of a host module.
 
-A ``CuratedModule`` is an immutable namespace over an allowlist: reading a name outside it
+A ``CuratedModule`` is an immutable namespace over an allowlist (its mutable containers frozen
+at construction, so nothing it holds is writable and shared between evaluations): reading a name outside it
 raises ``AttributeError`` (every other attribute, dunders included, is refused by
 ``__getattribute__`` itself, so the wrapper is safe even before the membrane's own rules),
 and writes or deletes are refused. It never holds or reveals the host module it curates.
@@ -14,12 +15,29 @@ from typing import Any
 __all__ = ["CuratedModule"]
 
 
+def _frozen(module: str, key: str, value: Any) -> Any:
+    """A module-level value every evaluation shares must not be writable: a mutable container
+    is handed out as its immutable twin (``hashlib.algorithms_available`` is the host module's
+    own set: ``.add()`` would change it for the host and every later evaluation)."""
+    tp = type(value)
+    if tp is set:
+        return frozenset(value)
+    if tp is list:
+        return tuple(value)
+    if tp is bytearray:
+        return bytes(value)
+    if tp is dict:
+        raise TypeError(f"curated module '{module}' exports a mutable dict '{key}': export an immutable copy")
+    return value
+
+
 class CuratedModule:
     __slots__ = ("_se_name", "_se_attrs")
 
     def __init__(self, name: str, attrs: Mapping[str, Any]) -> None:
         object.__setattr__(self, "_se_name", name)
-        object.__setattr__(self, "_se_attrs", dict(attrs))
+        frozen = {key: _frozen(name, key, value) for key, value in attrs.items()}
+        object.__setattr__(self, "_se_attrs", frozen)
 
     def __getattribute__(self, name: str) -> Any:
         attrs: dict[str, Any] = object.__getattribute__(self, "_se_attrs")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import abc
 from typing import Any
 
-from safe_eval.interpreter.marks import is_guest_object
+from safe_eval.interpreter.identity import is_guest_object
 from safe_eval.membrane.modules._util import pick
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
-from safe_eval.interpreter.marks import is_guest_type, mark
+from safe_eval.interpreter.identity import is_guest_class, register_guest_class
 from safe_eval.membrane.modules._util import pick
 
 HELPERS = ["auto", "unique", "verify", "UNIQUE", "CONTINUOUS", "NAMED_FLAGS", "member", "nonmember"]
@@ -39,7 +39,7 @@ def _check_functional(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
             if not isinstance(name, str) or name.startswith("_"):
                 raise ValueError(f"enum member name {name!r} is not allowed in safe-eval")
     mixin = kwargs.get("type")
-    if mixin is not None and mixin not in _MIXINS and not (isinstance(mixin, type) and is_guest_type(mixin)):
+    if mixin is not None and mixin not in _MIXINS and not (isinstance(mixin, type) and is_guest_class(mixin)):
         raise TypeError("enum type= must be int, str, float, bytes or a class defined in guest code")
 
 
@@ -53,7 +53,7 @@ class _GuestEnumType(_ENUM_TYPE):  # type: ignore[misc]
             _check_functional(args, kwargs)
         result = super().__call__(value, *args, **kwargs)
         if isinstance(result, type):  # the functional API made a new enum class
-            mark(result)
+            register_guest_class(result)
         return result
 
 

@@ -17,7 +17,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from safe_eval.membrane.kinds import is_guest_defined_type
+from safe_eval.interpreter.identity import is_guest_class
 from safe_eval.membrane.modules._util import pick
 
 PER_RUN = True
@@ -44,7 +44,7 @@ class cached_property:
             return self
         if self.attrname is None:
             raise TypeError("Cannot use cached_property instance without calling __set_name__ on it.")
-        if not is_guest_defined_type(type(instance)):
+        if not is_guest_class(type(instance)):
             raise TypeError("cached_property only works on instances of classes defined in guest code")
         cache = object.__getattribute__(instance, "__dict__")  # the instance's own dict, no hook
         value = cache.get(self.attrname, _MISSING)

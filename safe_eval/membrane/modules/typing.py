@@ -14,7 +14,7 @@ from __future__ import annotations
 import typing
 from typing import Any
 
-from safe_eval.interpreter.marks import is_guest_type
+from safe_eval.interpreter.identity import is_guest_class
 from safe_eval.membrane.modules._typing_namedtuple import NamedTuple
 
 NAMES = ["Any", "Callable", "ClassVar", "Final", "Generic", "Literal", "Optional", "Protocol",
@@ -51,7 +51,7 @@ def no_type_check(arg: Any) -> Any:
 
 def runtime_checkable(cls: Any) -> Any:
     """``typing.runtime_checkable`` for guest protocol classes only (it sets a flag on cls)."""
-    if not (isinstance(cls, type) and is_guest_type(cls)):
+    if not (isinstance(cls, type) and is_guest_class(cls)):
         raise TypeError("runtime_checkable() can only decorate classes defined in guest code")
     return typing.runtime_checkable(cls)
 

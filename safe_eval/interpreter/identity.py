@@ -1,0 +1,162 @@
+"""Who made a type: the guest, the interpreter, a curated module, or the host. Trust by identity.
+
+Every "is this guest-made / internal / curated" question in safe-eval asks this module, and
+the answer is a lookup of the type object itself in a registry that only host code writes:
+
+- ``register_guest_class(cls)``: a class built for guest code (``class`` statements,
+  ``enum``/``namedtuple`` factories). Subclasses are built by the same code, so are registered
+  on their own; nothing is inherited through a mark.
+- ``register_internal_type(cls, names)``: an interpreter-made guest-facing type (functions,
+  generators, cells ...) and the names guest code may read on its instances. Interpreter
+  subclasses of a registered type are internal too (looked up along the host-made ``__mro__``).
+- ``register_curated_types(namespace)``: the classes a curated module file defines.
+
+No guest-writable attribute takes part (``__module__``, ``__qualname__``, ``__class__``, a
+class-body name, an instance ``__dict__``): a guest class that names itself
+``__module__ = "safe_eval.interpreter"`` stays a guest class. Entries are weak (a guest class
+made in a loop is collected with its last instance) and keyed by ``id`` with a liveness check,
+so a type's own ``__eq__``/``__hash__`` never run.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = [
+    "GUEST_REFS",
+    "internal_names",
+    "is_curated_type",
+    "is_guest_class",
+    "is_guest_made",
+    "is_guest_object",
+    "is_interpreter_type",
+    "is_internal_type",
+    "register_curated_types",
+    "register_guest_class",
+    "register_internal_type",
+]
+
+
+class _TypeRegistry:
+    """A weak set of type objects keyed by identity (``id`` plus a weakref liveness check)."""
+
+    __slots__ = ("_refs", "_lock")
+
+    def __init__(self) -> None:
+        self._refs: dict[int, weakref.ref[type]] = {}
+        self._lock = threading.Lock()
+
+    def add(self, cls: type) -> None:
+        key = id(cls)
+
+        def forget(ref: weakref.ref[type], key: int = key) -> None:
+            with self._lock:
+                if self._refs.get(key) is ref:
+                    del self._refs[key]
+
+        with self._lock:
+            self._refs[key] = weakref.ref(cls, forget)
+
+    def __contains__(self, cls: object) -> bool:
+        ref = self._refs.get(id(cls))
+        return ref is not None and ref() is cls
+
+
+_GUEST = _TypeRegistry()
+_CURATED = _TypeRegistry()
+# Interpreter types are module-level classes that live as long as the process: a plain dict.
+_INTERNAL: dict[type, frozenset[str] | None] = {}
+# Interpreter subclasses found along an MRO (bounded: only host code defines such classes).
+_INTERNAL_MRO_CACHE: dict[type, type | None] = {}
+
+
+# -- registration (host code only: no guest-reachable object exposes these) -------------------
+def register_guest_class(cls: type) -> type:
+    """Record ``cls`` as made for guest code. Called by the class builder and the curated
+    factories that build classes for the guest (enum, namedtuple)."""
+    _GUEST.add(cls)
+    return cls
+
+
+def register_internal_type(cls: type, names: Iterable[str] | None = None) -> type:
+    """Declare ``cls`` an interpreter-made guest-facing type whose instances expose only
+    ``names`` (None: the defaults in ``allowlists.INTERNAL_PUBLIC`` / ``INTERNAL_DUNDERS``).
+    Usable as a class decorator."""
+    _INTERNAL[cls] = None if names is None else frozenset(names)
+    _INTERNAL_MRO_CACHE.clear()
+    return cls
+
+
+def register_curated_types(namespace: Mapping[str, Any], module: str) -> None:
+    """Record the classes a curated module file ``module`` defines (read from its namespace
+    at import time, before any guest code can hold them)."""
+    for value in list(namespace.values()):
+        if isinstance(value, type) and value not in _GUEST and value.__dict__.get("__module__") == module:
+            _CURATED.add(value)
+
+
+# -- questions ---------------------------------------------------------------------------------
+def _internal_owner(cls: type) -> type | None:
+    try:
+        return _INTERNAL_MRO_CACHE[cls]
+    except KeyError:
+        pass
+    owner = None
+    if cls not in _GUEST:  # a guest class never derives from an interpreter type
+        owner = next((k for k in cls.__mro__ if k in _INTERNAL), None)
+    if len(_INTERNAL_MRO_CACHE) >= 4096:
+        _INTERNAL_MRO_CACHE.clear()
+    _INTERNAL_MRO_CACHE[cls] = owner
+    return owner
+
+
+# Read-only view for the two hot paths that inline ``is_guest_class`` (attribute reads and
+# host-to-guest call arguments); only ``register_guest_class`` writes it.
+GUEST_REFS = _GUEST_REFS = _GUEST._refs
+
+
+def is_guest_class(cls: object) -> bool:
+    """A class built for guest code (by a ``class`` statement or a curated factory)."""
+    ref = _GUEST_REFS.get(id(cls))
+    return ref is not None and ref() is cls
+
+
+def is_internal_type(cls: type) -> bool:
+    """An interpreter-made guest-facing type (functions, generators, cells ...)."""
+    if cls in _INTERNAL:
+        return True
+    return type(cls) is type and _internal_owner(cls) is not None
+
+
+def is_interpreter_type(cls: type) -> bool:
+    """What the old mark meant: a guest class or an interpreter-made type."""
+    return cls in _GUEST or is_internal_type(cls)
+
+
+def is_guest_object(obj: object) -> bool:
+    """An object whose type the guest's code or the interpreter made (``type(obj)`` is exact:
+    ``__class__`` assignment is refused by the membrane)."""
+    tp = type(obj)
+    ref = _GUEST_REFS.get(id(tp))
+    if ref is not None and ref() is tp:
+        return True
+    return tp in _INTERNAL or is_internal_type(tp)
+
+
+def is_guest_made(value: object) -> bool:
+    """``value`` is a guest/interpreter object, or a class the guest's code built."""
+    return is_guest_object(value) or value in _GUEST
+
+
+def internal_names(cls: type) -> frozenset[str] | None:
+    """The names guest code may read on instances of interpreter type ``cls`` (None: defaults)."""
+    owner = cls if cls in _INTERNAL else _internal_owner(cls)
+    return None if owner is None else _INTERNAL[owner]
+
+
+def is_curated_type(cls: type) -> bool:
+    """A class defined by a curated module file (its instances are safe-eval's own wrappers)."""
+    return cls in _CURATED

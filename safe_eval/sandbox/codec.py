@@ -1,0 +1,169 @@
+"""Values across the sandbox boundary as tagged JSON (never pickle).
+
+Plain JSON carries ``None``, ``bool``, ``str`` and small ``int``; everything else is an object
+``{"$": tag, "v": payload}``::
+
+    int     {"$": "int", "v": "-1f"}         (hex: no 4300-digit limit, linear time)
+    float   {"$": "float", "v": "nan"}       (repr; finite floats are plain JSON numbers)
+    bytes   {"$": "bytes", "v": base64}
+    tuple / list / set / frozenset   {"$": "tuple", "v": [items]}
+    dict    {"$": "dict", "v": [[key, value], ...]}     (keys of any encodable type)
+    Decimal {"$": "decimal", "v": "1.10"}    complex {"$": "complex", "v": [re, im]}
+    date / time / datetime / timedelta       isoformat, or [days, seconds, microseconds]
+
+Only the exact types are accepted (a subclass could carry behaviour); anything else, a cycle,
+or more than ``MAX_NODES`` items (``x = (x, x)`` eighty times is small in memory and 2**80
+items on the wire) raises ``SandboxValueError``. Decoding treats its input as hostile: any
+malformed shape raises ``SandboxValueError``, never another exception.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as dt
+import math
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from safe_eval.errors import SandboxValueError
+
+__all__ = ["MAX_NODES", "decode", "encode"]
+
+MAX_NODES = 300_000
+MAX_DEPTH = 200
+_SMALL = 2**53  # ints beyond this are tagged: every JSON reader keeps these exact
+
+_SEQUENCES: dict[type, str] = {tuple: "tuple", list: "list", set: "set", frozenset: "frozenset"}
+_BUILD: dict[str, Any] = {"tuple": tuple, "list": list, "set": set, "frozenset": frozenset}
+
+
+class _Counter:
+    __slots__ = ("left",)
+
+    def __init__(self) -> None:
+        self.left = MAX_NODES
+
+    def tick(self) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise SandboxValueError(f"value too large to cross the sandbox boundary (over {MAX_NODES} items)")
+
+
+def encode(value: Any) -> Any:
+    """The JSON-ready form of ``value``; ``SandboxValueError`` for anything not plain data."""
+    return _enc(value, _Counter(), set(), 0)
+
+
+def _enc(v: Any, count: _Counter, active: set[int], depth: int) -> Any:
+    count.tick()
+    t = type(v)
+    if v is None or t is bool or t is str:
+        return v
+    if t is int:
+        return v if -_SMALL < v < _SMALL else {"$": "int", "v": hex(v)}
+    if t is float:
+        return v if math.isfinite(v) else {"$": "float", "v": repr(v)}
+    if t is bytes:
+        return {"$": "bytes", "v": base64.b64encode(v).decode("ascii")}
+    if t is Decimal:
+        return {"$": "decimal", "v": str(v)}
+    if t is complex:
+        return {"$": "complex", "v": [_enc(v.real, count, active, depth), _enc(v.imag, count, active, depth)]}
+    if t is dt.datetime or t is dt.date or t is dt.time:
+        return _enc_when(v)
+    if t is dt.timedelta:
+        return {"$": "timedelta", "v": [v.days, v.seconds, v.microseconds]}
+    tag = _SEQUENCES.get(t)
+    if tag is None and t is not dict:
+        raise SandboxValueError(f"a value of type {t.__name__} cannot cross the sandbox boundary")
+    if depth >= MAX_DEPTH:
+        raise SandboxValueError(f"value nested deeper than {MAX_DEPTH} levels")
+    key = id(v)
+    if key in active:
+        raise SandboxValueError("a value that contains itself cannot cross the sandbox boundary")
+    active.add(key)
+    try:
+        if t is dict:
+            return {"$": "dict", "v": [[_enc(k, count, active, depth + 1), _enc(x, count, active, depth + 1)]
+                                       for k, x in v.items()]}
+        return {"$": tag, "v": [_enc(x, count, active, depth + 1) for x in v]}
+    finally:
+        active.discard(key)
+
+
+def _enc_when(v: dt.date | dt.time) -> dict[str, Any]:
+    tz = v.tzinfo if isinstance(v, (dt.datetime, dt.time)) else None
+    if tz is not None and type(tz) is not dt.timezone:
+        raise SandboxValueError("only fixed-offset timezones (datetime.timezone) cross the sandbox boundary")
+    return {"$": type(v).__name__, "v": v.isoformat()}
+
+
+def decode(data: Any) -> Any:
+    """The value ``encode`` produced; ``SandboxValueError`` for anything malformed."""
+    try:
+        return _dec(data, _Counter(), 0)
+    except SandboxValueError:
+        raise
+    except (ValueError, TypeError, OverflowError, InvalidOperation, binascii.Error, RecursionError) as exc:
+        raise SandboxValueError(f"malformed value from the sandbox: {type(exc).__name__}") from None
+
+
+def _dec(d: Any, count: _Counter, depth: int) -> Any:
+    count.tick()
+    t = type(d)
+    if d is None or t is bool or t is str or t is int:
+        return d
+    if t is float:
+        return d
+    if t is not dict or set(d) != {"$", "v"}:
+        raise SandboxValueError(f"malformed value from the sandbox: {t.__name__}")
+    tag, payload = d["$"], d["v"]
+    if type(tag) is not str:
+        raise SandboxValueError("malformed value tag")
+    if tag in _BUILD or tag == "dict":
+        if type(payload) is not list:
+            raise SandboxValueError(f"malformed {tag} payload")
+        if depth >= MAX_DEPTH:
+            raise SandboxValueError(f"value nested deeper than {MAX_DEPTH} levels")
+        if tag == "dict":
+            out = {}
+            for pair in payload:
+                if type(pair) is not list or len(pair) != 2:
+                    raise SandboxValueError("malformed dict item")
+                out[_dec(pair[0], count, depth + 1)] = _dec(pair[1], count, depth + 1)
+            return out
+        return _BUILD[tag](_dec(x, count, depth + 1) for x in payload)
+    if tag == "complex":
+        if type(payload) is not list or len(payload) != 2:
+            raise SandboxValueError("malformed complex payload")
+        re_, im = (_dec(x, count, depth + 1) for x in payload)
+        if type(re_) not in (int, float) or type(im) not in (int, float):
+            raise SandboxValueError("malformed complex payload")
+        return complex(re_, im)
+    if tag == "timedelta":
+        if type(payload) is not list or len(payload) != 3 or any(type(x) is not int for x in payload):
+            raise SandboxValueError("malformed timedelta payload")
+        return dt.timedelta(days=payload[0], seconds=payload[1], microseconds=payload[2])
+    if type(payload) is not str:
+        raise SandboxValueError(f"malformed {tag} payload")
+    if tag == "int":
+        if len(payload) > 10_000_000:
+            raise SandboxValueError("int too large")
+        return int(payload, 16)
+    if tag == "float":
+        value = float(payload)
+        if math.isfinite(value):
+            raise SandboxValueError("a finite float is sent as a JSON number")
+        return value
+    if tag == "bytes":
+        return base64.b64decode(payload, validate=True)
+    if tag == "decimal":
+        return Decimal(payload)
+    if tag == "datetime":
+        return dt.datetime.fromisoformat(payload)
+    if tag == "date":
+        return dt.date.fromisoformat(payload)
+    if tag == "time":
+        return dt.time.fromisoformat(payload)
+    raise SandboxValueError(f"unknown value tag {tag[:40]!r}")

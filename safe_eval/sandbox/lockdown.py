@@ -1,0 +1,132 @@
+"""What the worker does to itself before it reads the first request (runs inside the child).
+
+Applied in the child rather than in a ``preexec_fn`` (which forks a threaded host unsafely),
+after the worker has imported what it needs and before any guest code exists:
+
+1. rlimits: address space, CPU seconds, file size, open files (and processes once not root);
+2. a non-root uid/gid (65534) when started as root;
+3. Landlock (``landlockpy``, when installed and the kernel has it): read only the given paths,
+   write only the workspace, no TCP, no signals or abstract sockets outside the domain;
+4. seccomp (``pyseccomp``, when installed): ``socket``, ``ptrace``, ``mount``, ``bpf`` and other
+   kernel surface return EPERM; in ``cpython`` mode also ``execve`` (the worker is already
+   running, so it needs no further exec).
+
+Each optional layer reports whether it was applied, so ``sandbox doctor`` and the host can say
+what is in force. A layer that is required (``require``) and cannot be applied ends the worker
+before it serves anything.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = ["apply"]
+
+NOBODY = 65534
+_DENIED_SYSCALLS = (
+    "socket", "socketpair", "ptrace", "mount", "umount2", "pivot_root", "chroot", "bpf",
+    "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key", "unshare", "setns",
+    "kexec_load", "init_module", "finit_module", "delete_module", "process_vm_readv",
+    "process_vm_writev", "open_by_handle_at", "name_to_handle_at", "io_uring_setup",
+    "reboot", "swapon", "swapoff", "acct", "quotactl", "syslog", "personality",
+    # the host kills the worker by its process group: no leaving it
+    "setsid", "setpgid",
+)
+
+
+def apply(spec: Mapping[str, Any]) -> dict[str, bool]:
+    """Lock this process down as ``spec`` says; returns which layers are in force."""
+    applied: dict[str, bool] = {}
+    _preload()  # finding libseccomp runs ldconfig: before any layer forbids it
+    _rlimits(spec.get("rlimits", {}))
+    applied["rlimits"] = True
+    applied["uid"] = _drop_root(bool(spec.get("drop_root", True)))
+    landlock = bool(spec.get("landlock"))
+    applied["landlock"] = _landlock(spec.get("read", ()), spec.get("write", ())) if landlock else False
+    applied["seccomp"] = _seccomp(bool(spec.get("block_exec"))) if spec.get("seccomp") else False
+    for layer in spec.get("require", ()):
+        if not applied.get(layer):
+            raise SystemExit(f"safe-eval worker: required isolation layer {layer!r} is not available")
+    return applied
+
+
+def _preload() -> None:
+    for name in ("landlockpy", "pyseccomp"):
+        try:
+            __import__(name)
+        except (ImportError, RuntimeError, OSError):  # not installed, or no libseccomp here
+            continue
+
+
+def _rlimits(limits: Mapping[str, int]) -> None:
+    for name, value in limits.items():
+        which = getattr(resource, f"RLIMIT_{name.upper()}")
+        soft, hard = resource.getrlimit(which)
+        value = int(value)
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)
+        # CPU: the soft limit sends SIGXCPU, the hard one a second later SIGKILL
+        hard_value = value + 1 if name == "cpu" else value
+        if hard != resource.RLIM_INFINITY:
+            hard_value = min(hard_value, hard)
+        resource.setrlimit(which, (value, hard_value))
+
+
+def _drop_root(wanted: bool) -> bool:
+    if os.getuid() != 0:
+        return True
+    if not wanted:
+        return False
+    os.setgroups([])
+    os.setresgid(NOBODY, NOBODY, NOBODY)
+    os.setresuid(NOBODY, NOBODY, NOBODY)
+    # processes are counted per uid once we are not root: no fork bombs
+    resource.setrlimit(resource.RLIMIT_NPROC, (64, 64))
+    return True
+
+
+def _landlock(read: Iterable[str], write: Iterable[str]) -> bool:
+    try:
+        import landlockpy as ll
+    except ImportError:
+        return False
+    if not ll.supported():
+        return False
+    fs = ll.AccessFS
+    file_read = fs.READ_FILE | fs.EXECUTE
+    dir_read = file_read | fs.READ_DIR
+    ruleset = ll.Ruleset(scoped=ll.Scope.ABSTRACT_UNIX_SOCKET | ll.Scope.SIGNAL)
+    write_rights = fs.WRITE_FILE | fs.REMOVE_DIR | fs.REMOVE_FILE | fs.MAKE_DIR | fs.MAKE_REG | fs.TRUNCATE
+    for path in read:
+        if os.path.exists(path):
+            ruleset.allow_path(path, dir_read if os.path.isdir(path) else file_read)
+    for path in write:
+        if os.path.isdir(path):
+            ruleset.allow_path(path, dir_read | write_rights)
+    ruleset.restrict()
+    ruleset.close()
+    return True
+
+
+def _seccomp(block_exec: bool) -> bool:
+    try:
+        import errno
+
+        import pyseccomp as sc
+    except (ImportError, RuntimeError, OSError):
+        return False
+    try:
+        filt = sc.SyscallFilter(sc.ALLOW)
+        names = _DENIED_SYSCALLS + (("execve", "execveat") if block_exec else ())
+        for name in names:
+            try:
+                filt.add_rule(sc.ERRNO(errno.EPERM), name)
+            except (ValueError, OSError):  # a syscall this architecture does not have
+                continue
+        filt.load()
+    except (OSError, RuntimeError):
+        return False
+    return True

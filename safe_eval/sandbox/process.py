@@ -1,0 +1,304 @@
+"""One running worker, seen from the host: start, talk, kill.
+
+The worker is started in its own session (process group), so one ``killpg`` ends it and
+everything it started; bubblewrap's ``--die-with-parent`` and pid namespace take the inside
+down with it. Reading is ``select``-driven against a deadline: a worker that goes silent past
+its time limit, floods its output, or sends garbage is killed and reported, never waited on.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from safe_eval.errors import OutputLimit, SafeEvalError, SandboxCrashed, TimeLimit
+from safe_eval.sandbox import codec
+from safe_eval.sandbox.protocol import MAX_LINE, dumps, error_data, error_from_data, parse_message
+
+__all__ = ["WorkerProcess"]
+
+# Every worker is started from this one long-lived thread: bubblewrap's --die-with-parent is
+# PR_SET_PDEATHSIG, which fires when the *thread* that started it ends, so a worker started by a
+# short-lived thread (a pool refill, a caller's request thread) would be killed with it.
+_SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="safe-eval-spawner")
+_STDERR_TAIL = 8192
+STARTUP_SECONDS = 30.0  # a loaded 2-core machine can take seconds to start a cold worker
+
+ToolHandler = Callable[[str, tuple[Any, ...], dict[str, Any]], Any]
+PrintHandler = Callable[[str], None]
+
+
+def tagged_pids(tag: str) -> list[int]:
+    """Live host pids whose command line carries ``tag`` (a worker and what it forked)."""
+    needle = tag.encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if needle not in f.read():
+                    continue
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                if f.read().rpartition(b") ")[2][:1] == b"Z":
+                    continue
+        except OSError:
+            continue
+        found.append(int(entry))
+    return found
+
+
+def _group_running(pgid: int) -> bool:
+    """Whether a process of group ``pgid`` is still more than a zombie. (bubblewrap's init
+    inside the pid namespace becomes an orphaned zombie that the host's init reaps when it
+    gets to it, a second or more later: it runs nothing, and waiting for it would add that to
+    every call.)"""
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                fields = f.read().rpartition(b") ")[2].split()
+        except OSError:
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] not in (b"Z", b"X"):
+            return True
+    return False
+
+
+def _wait_group_gone(pgid: int) -> None:
+    """Wait (bounded) until every process of the killed group is dead: SIGKILL is delivered at
+    once, but processes in a pid namespace finish dying after its init does."""
+    for _ in range(500):
+        if not _group_running(pgid):
+            return
+        time.sleep(0.002)
+
+
+def _kill_tagged(tag: str) -> None:
+    """Belt and braces after ``killpg``: SIGKILL anything still carrying the worker's tag
+    (a sandbox runtime may hold the worker outside the group), until none is left (bounded)."""
+    for _ in range(50):
+        pids = tagged_pids(tag)
+        if not pids:
+            return
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.01)
+
+
+class WorkerProcess:
+    """A started worker. Not thread-safe: one request at a time."""
+
+    def __init__(self, argv: Sequence[str], *, cwd: str | None = None, tag: str = "",
+                 outside_group: bool = False) -> None:
+        self.tag = tag
+        # the worker runs outside our process group (a container runtime starts it): killing
+        # the group is not enough, find its processes by their tag
+        self.outside_group = outside_group
+        self.proc = _SPAWNER.submit(
+            subprocess.Popen, list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, env={}, cwd=cwd, start_new_session=True, close_fds=True,
+        ).result()
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        self._out = self.proc.stdout.fileno()
+        self._err = self.proc.stderr.fileno()
+        os.set_blocking(self._out, False)
+        os.set_blocking(self._err, False)
+        self._buf = bytearray()
+        self._lines: list[bytes] = []
+        self._stderr = bytearray()
+        self.ready = False
+        self.layers: dict[str, bool] = {}
+        self.dead = False
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    # -- reading ---------------------------------------------------------------------------
+    def _next_message(self, deadline: float) -> dict[str, Any] | None:
+        """The next message, or None at the deadline; ``SandboxCrashed`` at end of output."""
+        while not self._lines:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            ready, _, _ = select.select([self._out, self._err], [], [], left)
+            if self._err in ready:
+                self._drain_stderr()
+            if self._out in ready:
+                chunk = self._read(self._out)
+                if chunk is None:
+                    continue
+                if not chunk:
+                    self._drain_stderr()
+                    raise self._crashed("the sandbox worker ended without answering", ended=True)
+                self._buf += chunk
+                if b"\n" in chunk:
+                    *lines, rest = bytes(self._buf).split(b"\n")
+                    self._lines.extend(lines)
+                    self._buf = bytearray(rest)
+                if len(self._buf) > MAX_LINE:
+                    raise self._crashed("the sandbox worker sent a line longer than the protocol allows")
+        return parse_message(self._lines.pop(0))
+
+    def _read(self, fd: int) -> bytes | None:
+        """Bytes read, b"" at end of file, None when nothing was there after all."""
+        try:
+            return os.read(fd, 1 << 20)
+        except BlockingIOError:
+            return None
+
+    def _drain_stderr(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self._err, 1 << 16)
+            except (BlockingIOError, OSError):
+                return
+            if not chunk:
+                return
+            self._stderr += chunk
+            if len(self._stderr) > _STDERR_TAIL:
+                del self._stderr[:-_STDERR_TAIL]
+
+    def _crashed(self, message: str, *, ended: bool = False) -> SandboxCrashed:
+        if ended:  # the output closed: let the worker report how it ended before we kill it
+            try:
+                self.proc.wait(timeout=3.0)
+            except subprocess.TimeoutExpired:
+                pass
+        self.kill()
+        rc = self.proc.returncode
+        self._drain_stderr()
+        tail = self._stderr.decode("utf-8", "replace")
+        sig = -rc if rc is not None and rc < 0 else None
+        if rc is not None and 128 < rc <= 128 + 64:  # bwrap and container runtimes: 128 + signal
+            sig = rc - 128
+        return SandboxCrashed(message, signal=sig, exit_code=rc if sig is None else None, stderr=tail)
+
+    # -- talking ---------------------------------------------------------------------------
+    def wait_ready(self, timeout: float = STARTUP_SECONDS) -> None:
+        if self.ready:
+            return
+        msg = self._next_message(time.monotonic() + timeout)
+        if msg is None:
+            raise self._crashed(f"the sandbox worker did not start within {timeout:g}s")
+        if msg.get("method") != "ready":
+            raise self._crashed("the sandbox worker did not start with a ready message")
+        params = msg.get("params")
+        layers = params.get("layers") if type(params) is dict else None
+        self.layers = {str(k): bool(v) for k, v in layers.items()} if type(layers) is dict else {}
+        self.ready = True
+
+    def send(self, message: dict[str, Any]) -> None:
+        message["jsonrpc"] = "2.0"
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(dumps(message))
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise self._crashed("the sandbox worker stopped reading") from None
+
+    def request(self, method: str, params: dict[str, Any], *, seconds: float, grace: float,
+                output_limit: int, on_print: PrintHandler, on_tool: ToolHandler) -> Any:
+        """Send one request and serve the worker (output, tool calls) until it answers. Past
+        ``seconds`` (+ ``grace``) of guest time, or ``output_limit`` characters of output, the worker is
+        killed and the limit raised."""
+        self.wait_ready()
+        self.send({"id": 1, "method": method, "params": params})
+        deadline = time.monotonic() + seconds + grace
+        printed = 0
+        while True:
+            msg = self._next_message(deadline)
+            if msg is None:
+                self.kill()
+                raise TimeLimit("the sandboxed run took too long; the worker was killed", value=seconds)
+            kind = msg.get("method")
+            if kind == "print":
+                text = (msg.get("params") or {}).get("text") if type(msg.get("params")) is dict else None
+                if type(text) is not str:
+                    raise self._crashed("the sandbox worker sent malformed output")
+                printed += len(text)
+                if printed > output_limit:
+                    self.kill()
+                    raise OutputLimit("too much output; the worker was killed", value=output_limit,
+                                      reached=printed)
+                on_print(text)
+            elif kind == "tool":
+                started = time.monotonic()
+                self.send(self._tool_reply(msg, on_tool))
+                deadline += time.monotonic() - started  # host time is not the guest's
+            elif kind is None and msg.get("id") == 1:
+                if "error" in msg:
+                    error = msg["error"]
+                    raise error_from_data(error.get("data") if type(error) is dict else None)
+                return msg.get("result")
+            else:
+                raise self._crashed("the sandbox worker sent an unexpected message")
+
+    def _tool_reply(self, msg: dict[str, Any], on_tool: ToolHandler) -> dict[str, Any]:
+        ident = msg.get("id")
+        params = msg.get("params")
+        if type(params) is not dict or type(params.get("name")) is not str or type(ident) is not int:
+            raise self._crashed("the sandbox worker sent a malformed tool call")
+        args = codec.decode(params.get("args"))
+        kwargs = codec.decode(params.get("kwargs"))
+        if type(args) is not list or type(kwargs) is not dict or any(type(k) is not str for k in kwargs):
+            raise self._crashed("the sandbox worker sent a malformed tool call")
+        try:
+            result = codec.encode(on_tool(params["name"], tuple(args), kwargs))
+        except SandboxCrashed:  # a protocol violation (a tool this run does not have): end it
+            self.kill()
+            raise
+        except (SafeEvalError, Exception) as exc:  # the tool's failure is the guest's to see
+            return {"id": ident, "error": {"code": -32001, "message": type(exc).__name__,
+                                           "data": error_data(exc)}}
+        return {"id": ident, "result": result}
+
+    # -- ending ----------------------------------------------------------------------------
+    def signal_group(self) -> None:
+        """SIGKILL the worker's whole process group now (``kill`` reaps and checks)."""
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+    def kill(self) -> None:
+        """SIGKILL the worker's whole process group, reap it, and wait until it is dead."""
+        if self.dead:
+            return
+        self.dead = True
+        self.signal_group()
+        try:
+            self.proc.kill()
+        except OSError:
+            pass
+        self.proc.wait()
+        _wait_group_gone(self.proc.pid)
+        if self.outside_group and self.tag:
+            _kill_tagged(self.tag)
+        for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            try:
+                if f is not None:
+                    f.close()
+            except OSError:
+                pass
+
+    def close(self) -> None:
+        """End the worker and everything it started. A worker is never reused by another
+        caller and holds nothing to flush, so it is killed rather than asked (an orderly exit
+        would only add its interpreter shutdown to the caller's latency)."""
+        self.kill()

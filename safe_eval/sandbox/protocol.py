@@ -1,0 +1,178 @@
+"""The wire between host and worker: newline-delimited JSON-RPC 2.0, and errors as data.
+
+Host -> worker requests: ``run`` (code, env, tools, limits, policy text, mode), ``exit``.
+Worker -> host: the ``run`` response; ``print`` notifications (guest output as it is
+written); ``tool`` requests (a guest tool call, decided and run by the host, answered with a
+result or an error). A ``ready`` notification says the worker finished starting.
+
+Everything that comes from the worker is untrusted: ``parse_message`` checks the envelope,
+``error_from_data`` rebuilds only known error kinds from checked fields, and anything else is
+``SandboxCrashed`` ("answered with garbage"), never a host exception of another type.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+from typing import Any
+
+from safe_eval.diagnostics import Diagnostic
+from safe_eval.errors import (
+    GuestError,
+    GuestFrame,
+    InternalError,
+    LimitExceeded,
+    MemoryLimit,
+    OpLimit,
+    OutputLimit,
+    PolicyViolation,
+    RecursionLimit,
+    SafeEvalError,
+    SandboxCrashed,
+    SandboxValueError,
+    TimeLimit,
+)
+
+__all__ = [
+    "MAX_LINE",
+    "dumps",
+    "error_data",
+    "error_from_data",
+    "exception_from_data",
+    "parse_message",
+]
+
+# one message at most (a value, an error, a chunk of output); a longer line ends the worker
+MAX_LINE = 64 * 1024 * 1024
+_MAX_TEXT = 64 * 1024  # error messages, tracebacks lines: kept to this many characters
+
+_LIMITS: dict[str, type[LimitExceeded]] = {
+    cls.__name__: cls for cls in (TimeLimit, OpLimit, MemoryLimit, RecursionLimit, OutputLimit)
+}
+# exceptions a host tool may raise that the guest sees by their own type; others arrive as
+# RuntimeError with the type name in the message
+_TOOL_EXCEPTIONS = frozenset({
+    "ArithmeticError", "AssertionError", "AttributeError", "FileNotFoundError", "IndexError",
+    "KeyError", "LookupError", "NotImplementedError", "OSError", "OverflowError",
+    "PermissionError", "RuntimeError", "TimeoutError", "TypeError", "ValueError",
+    "ZeroDivisionError", "UnicodeError", "ConnectionError", "FileExistsError",
+    "IsADirectoryError", "NotADirectoryError", "StopIteration",
+})
+
+
+def dumps(message: dict[str, Any]) -> bytes:
+    """One message as a newline-terminated line (no NaN literals: floats are tagged)."""
+    return json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode() + b"\n"
+
+
+def parse_message(line: bytes) -> dict[str, Any]:
+    """A JSON-RPC 2.0 message object from one line, or ``SandboxCrashed``."""
+    try:
+        msg = json.loads(line)
+    except (ValueError, RecursionError):
+        raise SandboxCrashed("the sandbox worker sent a line that is not JSON") from None
+    if type(msg) is not dict or msg.get("jsonrpc") != "2.0":
+        raise SandboxCrashed("the sandbox worker sent a message that is not JSON-RPC 2.0")
+    return msg
+
+
+def _text(value: Any, what: str) -> str:
+    if type(value) is not str:
+        raise SandboxCrashed(f"the sandbox worker sent a malformed error ({what})")
+    return value[:_MAX_TEXT]
+
+
+def _opt_int(value: Any, what: str) -> int | None:
+    if value is None or type(value) is int:
+        return value
+    raise SandboxCrashed(f"the sandbox worker sent a malformed error ({what})")
+
+
+def _opt_num(value: Any, what: str) -> float | int | None:
+    if value is None or type(value) in (int, float):
+        return value  # type: ignore[no-any-return]
+    raise SandboxCrashed(f"the sandbox worker sent a malformed error ({what})")
+
+
+# -- errors as data --------------------------------------------------------------------------
+
+def error_data(exc: BaseException) -> dict[str, Any]:
+    """The wire form of an error raised in the worker (the worker side of ``error_from_data``)."""
+    if isinstance(exc, PolicyViolation):
+        return {"kind": "PolicyViolation", "source": exc.source,
+                "diagnostics": [d.to_dict() for d in exc.diagnostics]}
+    if isinstance(exc, GuestError):
+        return {"kind": "GuestError", "type": exc.type_name, "message": exc.message,
+                "traceback": [f.to_dict() for f in exc.traceback]}
+    if isinstance(exc, LimitExceeded):
+        return {"kind": type(exc).__name__ if type(exc).__name__ in _LIMITS else "LimitExceeded",
+                "detail": exc.detail, "value": exc.value, "reached": exc.reached, "line": exc.line}
+    if isinstance(exc, SandboxValueError):
+        return {"kind": "SandboxValueError", "message": str(exc)}
+    if isinstance(exc, SafeEvalError):
+        return {"kind": "InternalError", "message": f"{type(exc).__name__}: {exc}"}
+    return {"kind": "exception", "type": type(exc).__name__, "message": str(exc)}
+
+
+def error_from_data(data: Any) -> SafeEvalError:
+    """The host-side error for an error the worker reported (checked field by field)."""
+    if type(data) is not dict:
+        raise SandboxCrashed("the sandbox worker sent a malformed error")
+    kind = data.get("kind")
+    if kind == "GuestError":
+        frames = data.get("traceback")
+        if type(frames) is not list or len(frames) > 10_000:
+            raise SandboxCrashed("the sandbox worker sent a malformed traceback")
+        return GuestError(_text(data.get("type"), "type"), _text(data.get("message"), "message"),
+                          [_frame(f) for f in frames])
+    if kind in _LIMITS or kind == "LimitExceeded":
+        cls = _LIMITS.get(kind, LimitExceeded)
+        return cls(_text(data.get("detail"), "detail"), value=_opt_num(data.get("value"), "value"),
+                   reached=_opt_num(data.get("reached"), "reached"), line=_opt_int(data.get("line"), "line"))
+    if kind == "PolicyViolation":
+        diags = data.get("diagnostics")
+        if type(diags) is not list or len(diags) > 10_000:
+            raise SandboxCrashed("the sandbox worker sent malformed diagnostics")
+        return PolicyViolation([_diagnostic(d) for d in diags], _text(data.get("source", ""), "source"))
+    if kind == "SandboxValueError":
+        return SandboxValueError(_text(data.get("message"), "message"))
+    if kind == "InternalError":
+        return InternalError("in the sandbox worker: " + _text(data.get("message"), "message"))
+    if kind == "exception":
+        return InternalError(f"the sandbox worker failed: {_text(data.get('type'), 'type')}: "
+                             f"{_text(data.get('message'), 'message')}")
+    raise SandboxCrashed("the sandbox worker sent an error of an unknown kind")
+
+
+def _frame(d: Any) -> GuestFrame:
+    if type(d) is not dict:
+        raise SandboxCrashed("the sandbox worker sent a malformed traceback frame")
+    line, col = _opt_int(d.get("line"), "line"), _opt_int(d.get("col"), "col")
+    return GuestFrame(_text(d.get("filename"), "filename"), line or 0, col or 0, _text(d.get("name"), "name"),
+                      _text(d.get("source_line", ""), "source_line"))
+
+
+def _diagnostic(d: Any) -> Diagnostic:
+    if type(d) is not dict:
+        raise SandboxCrashed("the sandbox worker sent a malformed diagnostic")
+    ints = [_opt_int(d.get(k), k) or 0 for k in ("line", "col", "end_line", "end_col")]
+    stage = _text(d.get("stage"), "stage")
+    return Diagnostic(_text(d.get("code"), "code"), _text(d.get("name"), "name"),
+                      _text(d.get("message"), "message"), ints[0], ints[1], ints[2], ints[3],
+                      stage, _text(d.get("hint", ""), "hint"))  # type: ignore[arg-type]
+
+
+def exception_from_data(data: Any) -> BaseException:
+    """Worker side: the exception a host tool's error becomes inside the sandbox. Known
+    safe-eval errors keep their type; a host exception becomes a builtin exception of the
+    same name (from a fixed list), else ``RuntimeError``."""
+    if type(data) is dict and data.get("kind") == "exception":
+        name, message = str(data.get("type")), str(data.get("message"))
+        if name in _TOOL_EXCEPTIONS:
+            cls = getattr(builtins, name)
+            return KeyError(message) if cls is KeyError else cls(message)
+        return RuntimeError(f"{name}: {message}")
+    try:
+        return error_from_data(data)
+    except SandboxCrashed as exc:
+        return InternalError(str(exc))

@@ -1,0 +1,237 @@
+"""The sandbox worker: ``python -m safe_eval.worker CONFIG`` inside the OS sandbox.
+
+It imports the pipeline, locks itself down (``lockdown.apply``), says ``ready``, then serves
+``run`` requests from stdin until ``exit`` or end of input. One worker keeps one guest
+namespace: a session's REPL state. Tools are stubs that ask the host (``tool`` requests);
+guest output goes out as ``print`` notifications as it is written.
+
+The protocol uses private copies of fds 0 and 1; fd 0 then reads /dev/null and fd 1 goes to
+stderr, so stray C-level writes cannot corrupt the stream.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, BinaryIO
+
+from safe_eval.errors import SandboxValueError
+from safe_eval.sandbox import codec, lockdown
+from safe_eval.sandbox.protocol import MAX_LINE, dumps, error_data, exception_from_data
+
+__all__ = ["main"]
+
+
+class Channel:
+    """The worker's end of the wire."""
+
+    def __init__(self, rfile: BinaryIO, wfile: BinaryIO) -> None:
+        self.rfile = rfile
+        self.wfile = wfile
+        self.next_id = 0
+
+    def send(self, message: dict[str, Any]) -> None:
+        message["jsonrpc"] = "2.0"
+        self.wfile.write(dumps(message))
+        self.wfile.flush()
+
+    def receive(self) -> dict[str, Any] | None:
+        line = self.rfile.readline(MAX_LINE + 1)
+        if not line:
+            return None
+        msg = json.loads(line)
+        if type(msg) is not dict:
+            raise ValueError("not a JSON-RPC message")
+        return msg
+
+    def call_host(self, method: str, params: dict[str, Any]) -> Any:
+        """A request to the host, answered before anything else arrives."""
+        self.next_id += 1
+        ident = self.next_id
+        self.send({"id": ident, "method": method, "params": params})
+        reply = self.receive()
+        if reply is None:
+            raise SystemExit(0)
+        if reply.get("id") != ident:
+            raise RuntimeError("the host answered out of turn")
+        if "error" in reply:
+            raise exception_from_data(reply["error"].get("data"))
+        return codec.decode(reply.get("result"))
+
+
+class GuestOutput(io.TextIOBase):
+    """``sys.stdout`` while guest code runs: every write is a ``print`` notification, with
+    the output limit counted here too (the host counts again and kills past it)."""
+
+    def __init__(self, channel: Channel) -> None:
+        self.channel = channel
+        self.size = 0
+        self.limit: int | None = None
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        text = str(text)
+        self.size += len(text)
+        if self.limit is not None and self.size > self.limit:
+            from safe_eval.errors import OutputLimit
+
+            raise OutputLimit("too much output", value=self.limit, reached=self.size)
+        if text:
+            self.channel.send({"method": "print", "params": {"text": text}})
+        return len(text)
+
+
+def _tool_stub(channel: Channel, name: str) -> Callable[..., Any]:
+    def tool(*args: Any, **kwargs: Any) -> Any:
+        return channel.call_host("tool", {
+            "name": name, "args": codec.encode(list(args)), "kwargs": codec.encode(dict(kwargs))})
+
+    tool.__name__ = tool.__qualname__ = name
+    return tool
+
+
+class Worker:
+    def __init__(self, channel: Channel, mode: str) -> None:
+        self.channel = channel
+        self.mode = mode
+        self.ns: dict[str, Any] = {}
+        self.output = GuestOutput(channel)
+        self._evaluators: dict[tuple[str, tuple[str, ...]], Any] = {}
+
+    def evaluator(self, spec: Any) -> Any:
+        """The evaluator for the host policy's name and imports. Its tool rules are the host's
+        to apply (the worker grants every stub; the host decides each call with its policy and
+        audit hook), its limits come with each run, and its sandbox minimum is met already.
+        Sent as data, not DSL text: the worker never loads the policy parser."""
+        from safe_eval.api import Evaluator
+        from safe_eval.policy import Policy
+
+        if type(spec) is not dict or type(spec.get("imports")) is not list:
+            raise ValueError("malformed policy")
+        key = (str(spec.get("name")), tuple(sorted(str(m) for m in spec["imports"])))
+        ev = self._evaluators.get(key)
+        if ev is None:
+            policy = Policy(key[0], frozenset(key[1]))
+            ev = self._evaluators[key] = Evaluator(policy, echo=True, cache_size=64)
+        return ev
+
+    def run(self, params: dict[str, Any]) -> dict[str, Any]:
+        ns = self.ns
+        env = codec.decode(params.get("env", {"$": "dict", "v": []}))
+        if type(env) is not dict:
+            raise ValueError("env must be a dict")
+        ns.update(env)
+        for name in params.get("tools", []):
+            ns[str(name)] = _tool_stub(self.channel, str(name))
+        before = {k: id(v) for k, v in ns.items()}
+        code = str(params["code"])
+        limits = params.get("limits") or {}
+        self.output.size = 0
+        self.output.limit = int(limits["output"]) if "output" in limits else None
+        saved = sys.stdout
+        sys.stdout = self.output
+        try:
+            if self.mode == "cpython":
+                value, ops = _run_cpython(code, ns, str(params.get("filename", "<sandbox>"))), 0
+            else:
+                ev = self.evaluator(params.get("policy"))
+                result = ev.run(code, ns, limits=limits)
+                value, ops = result.value, result.ops
+        finally:
+            sys.stdout = saved
+        changed = {}
+        for k, v in ns.items():
+            if before.get(k) != id(v) and not k.startswith("__"):
+                try:
+                    changed[k] = codec.encode(v)
+                except SandboxValueError:
+                    continue  # stays in the session; it cannot leave it
+        return {"value": codec.encode(value), "bindings": changed, "ops": ops}
+
+    def serve(self) -> None:
+        channel = self.channel
+        while True:
+            msg = channel.receive()
+            if msg is None or msg.get("method") == "exit":
+                return
+            ident = msg.get("id")
+            try:
+                if msg.get("method") != "run":
+                    raise ValueError(f"unknown method {msg.get('method')!r}")
+                reply: dict[str, Any] = {"id": ident, "result": self.run(msg.get("params") or {})}
+            except MemoryError:
+                from safe_eval.errors import MemoryLimit
+
+                reply = {"id": ident, "error": {"code": -32000, "message": "memory",
+                                                "data": error_data(MemoryLimit("out of memory"))}}
+            except BaseException as exc:  # every failure is answered; the worker keeps serving
+                if isinstance(exc, SystemExit):
+                    raise
+                reply = {"id": ident, "error": {"code": -32000, "message": type(exc).__name__,
+                                                "data": _guest_or_error(exc, self.mode)}}
+            channel.send(reply)
+
+
+def _guest_or_error(exc: BaseException, mode: str) -> dict[str, Any]:
+    from safe_eval.errors import SafeEvalError
+
+    if mode == "cpython" and not isinstance(exc, SafeEvalError) and isinstance(exc, Exception):
+        # plain CPython: the guest's own exception, with its frames in the guest file
+        import traceback
+
+        frames = [
+            {"filename": f.filename, "line": f.lineno or 0, "col": 0, "name": f.name,
+             "source_line": f.line or ""}
+            for f in traceback.extract_tb(exc.__traceback__) if f.filename == "<sandbox>"
+        ]
+        return {"kind": "GuestError", "type": type(exc).__name__, "message": str(exc), "traceback": frames}
+    return error_data(exc)
+
+
+def _run_cpython(code: str, ns: dict[str, Any], filename: str) -> Any:
+    """Plain CPython: the statements, then the value of a final expression statement."""
+    tree = ast.parse(code, "<sandbox>")
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body[-1].value)
+        tree.body.pop()
+    ns.setdefault("__builtins__", __builtins__)
+    exec(compile(tree, "<sandbox>", "exec"), ns)
+    return eval(compile(last, "<sandbox>", "eval"), ns) if last is not None else None
+
+
+def _warm_up() -> None:
+    # the first evaluation pays for lazy imports and caches: pay it before lockdown and ready
+    from safe_eval.api import Evaluator
+
+    Evaluator().run("x = [i * i for i in range(3)]\nprint(end='')\nsum(x)", {})
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    config = json.loads(argv[0]) if argv else {}
+    rfile = os.fdopen(os.dup(0), "rb", buffering=65536)
+    wfile = os.fdopen(os.dup(1), "wb")
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(2, 1)
+    os.close(devnull)
+    channel = Channel(rfile, wfile)
+    mode = str(config.get("mode", "interpreter"))
+    _warm_up()
+    applied = lockdown.apply(config.get("lockdown", {}))
+    workdir = config.get("workdir")
+    if workdir:
+        os.chdir(workdir)
+    channel.send({"method": "ready", "params": {"pid": os.getpid(), "layers": applied}})
+    Worker(channel, mode).serve()
+
+
+if __name__ == "__main__":
+    main()

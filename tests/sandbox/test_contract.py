@@ -1,0 +1,337 @@
+"""The contract every OS sandbox backend keeps: the same cases, parametrised over backends.
+
+A backend that cannot run here (no container runtime) is skipped with the reason its
+``unavailable()`` gives. Workers come from a warm pool per backend (module-scoped).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import os
+import signal
+from decimal import Decimal
+
+import pytest
+
+from safe_eval.errors import (
+    GuestError,
+    LimitExceeded,
+    MemoryLimit,
+    OutputLimit,
+    PolicyViolation,
+    SandboxCrashed,
+    SandboxValueError,
+    TimeLimit,
+)
+from safe_eval.policy import parse_policy
+from safe_eval.sandbox import make_backend
+from safe_eval.sandbox.bwrap import BwrapBackend
+from safe_eval.sandbox.container import ContainerBackend
+from safe_eval.sandbox.subprocess import SubprocessBackend
+
+BACKENDS = {"subprocess": SubprocessBackend, "bwrap": BwrapBackend, "container": ContainerBackend}
+
+
+def _skip_reason(name: str) -> str | None:
+    return BACKENDS[name].unavailable()
+
+
+@pytest.fixture(scope="module", params=sorted(BACKENDS))
+def backend(request):
+    why = _skip_reason(request.param)
+    if why is not None:
+        pytest.skip(f"{request.param}: {why}")
+    with make_backend(request.param) as b:
+        yield b
+
+
+@pytest.fixture(scope="module", params=[n for n in sorted(BACKENDS) if "cpython" in BACKENDS[n].modes])
+def cpython_backend(request):
+    why = _skip_reason(request.param)
+    if why is not None:
+        pytest.skip(f"{request.param}: {why}")
+    with make_backend(f"{request.param}+cpython", cpython_imports={"os", "socket"}) as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def repl(backend):
+    """One session per backend for the cases that need no fresh worker (keeps the suite fast)."""
+    with backend.session(snapshot=False) as s:
+        yield s
+
+
+def _processes_with(tag: str) -> list[int]:
+    """Host pids whose command line mentions ``tag`` (the worker's workspace path)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                if tag.encode() in f.read():
+                    with open(f"/proc/{entry}/stat") as st:
+                        if st.read().split(") ")[-1].startswith("Z"):
+                            continue
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+VALUES = [
+    pytest.param(0, id="int-zero"),
+    pytest.param(-(2**200) + 7, id="int-huge"),
+    pytest.param(10**5000, id="int-past-the-digit-limit"),
+    pytest.param(1.5, id="float"),
+    pytest.param(float("inf"), id="float-inf"),
+    pytest.param(float("-inf"), id="float-minus-inf"),
+    pytest.param("naïve ✓ \x00 text", id="str"),
+    pytest.param(b"\x00\xffbytes", id="bytes"),
+    pytest.param((1, (2, "x")), id="tuple"),
+    pytest.param([1, [2.5, None]], id="list"),
+    pytest.param({(1, 2): "tuple key", 3: [True, False], "s": {"n": None}}, id="dict-non-str-keys"),
+    pytest.param({1, "a", (2, 3)}, id="set"),
+    pytest.param(frozenset({1, 2}), id="frozenset"),
+    pytest.param(None, id="none"),
+    pytest.param(True, id="bool"),
+    pytest.param(dt.datetime(2024, 2, 29, 12, 30, 1, 5, tzinfo=dt.timezone(dt.timedelta(hours=2))), id="datetime"),
+    pytest.param(dt.date(1999, 12, 31), id="date"),
+    pytest.param(dt.time(23, 59, 59), id="time"),
+    pytest.param(dt.timedelta(days=-3, seconds=5), id="timedelta"),
+    pytest.param(Decimal("-1.10E+5"), id="decimal"),
+]
+
+
+@pytest.mark.parametrize("value", VALUES)
+def test_values_round_trip_with_their_exact_type(repl, value):
+    result = repl.run("v", {"v": value})
+    assert result.value == value
+    assert type(result.value) is type(value)
+
+
+def test_nan_round_trips(repl):
+    assert math.isnan(repl.run("v", {"v": float("nan")}).value)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [pytest.param(object(), id="object"), pytest.param(lambda: 1, id="lambda-as-value-in-list")],
+)
+def test_values_that_are_not_plain_data_are_refused_before_the_run(repl, value):
+    with pytest.raises(SandboxValueError):
+        repl.run("v", {"v": [value]})
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        pytest.param("def f():\n    return 1\nf", id="guest-function"),
+        pytest.param("x = []\nx.append(x)\nx", id="cycle"),
+    ],
+)
+def test_a_result_that_cannot_cross_is_a_typed_error(repl, code):
+    with pytest.raises(SandboxValueError):
+        repl.run(code)
+
+
+def test_a_session_keeps_repl_state_across_runs(backend):
+    with backend.session() as s:
+        s.run("def double(n):\n    return n * 2\nx = 20")
+        assert s.run("double(x) + 2").value == 42
+
+
+def test_a_dict_env_gets_plain_data_bindings_written_back(backend):
+    env = {"x": 2}
+    backend.run("y = x * 10\nz = [y]", env)
+    assert env == {"x": 2, "y": 20, "z": [20]}
+
+
+def test_a_guest_exception_is_a_guest_error_with_its_traceback(backend):
+    with pytest.raises(GuestError) as info:
+        backend.run("def f(d):\n    return d['missing']\nf({})")
+    assert info.value.type_name == "KeyError"
+    assert [fr.line for fr in info.value.traceback][-1] == 2
+
+
+def test_a_static_violation_is_a_policy_violation(backend):
+    with pytest.raises(PolicyViolation) as info:
+        backend.run("import os")
+    assert [d.code for d in info.value.diagnostics] == ["T001"]
+
+
+TOOL_POLICY = parse_policy("policy tools\nallow add(a: int in 0..10, b: int)\nallow fail(*)\n")
+
+
+def test_tool_calls_are_decided_by_the_host_policy_and_run_in_the_host(backend):
+    events, pids = [], []
+
+    def add(a, b):
+        pids.append(os.getpid())
+        return a + b
+
+    env = {"add": add}
+    assert backend.run("add(2, 3)", env, policy=TOOL_POLICY, audit=events.append).value == 5
+    assert pids == [os.getpid()]
+    with pytest.raises(PolicyViolation) as info:
+        backend.run("add(99, 3)", env, policy=TOOL_POLICY, audit=events.append)
+    assert info.value.diagnostics[0].code == "T004"
+    assert pids == [os.getpid()]  # the denied call never ran
+    assert [(e.name, e.args, e.decision.allowed) for e in events] == [("add", (2, 3), True), ("add", (99, 3), False)]
+
+
+def test_a_tool_not_in_the_policy_is_denied_in_the_host(backend):
+    with pytest.raises(PolicyViolation) as info:
+        backend.run("other()", {"other": lambda: 1}, policy=TOOL_POLICY)
+    assert info.value.diagnostics[0].code == "T003"
+
+
+def test_a_host_tool_error_reaches_the_guest_as_its_builtin_type(backend):
+    def fail():
+        raise ValueError("bad input")
+
+    code = "try:\n    fail()\nexcept ValueError as e:\n    r = 'caught ' + str(e)\nr"
+    assert backend.run(code, {"fail": fail}, policy=TOOL_POLICY).value == "caught bad input"
+
+
+def test_print_output_streams_while_the_run_goes_on(backend):
+    seen = []
+
+    def tool():
+        return len(seen)  # how many chunks arrived before this call
+
+    result = backend.run("print('one')\nn = tool()\nprint('two')\nn", {"tool": tool}, on_print=seen.append)
+    assert result.value >= 1
+    assert "".join(seen) == result.stdout == "one\ntwo\n"
+
+
+def _assert_gone(session, pid):
+    assert session.worker_pid is None
+    assert _processes_with(session.workspace.path) == []
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+@pytest.mark.parametrize(
+    ("code", "limits", "error"),
+    [
+        pytest.param("while True:\n    pass", {"time": 0.3, "ops": 10**12}, TimeLimit, id="time"),
+        pytest.param("x = 'a' * 10**9", {}, MemoryLimit, id="memory"),
+        pytest.param("while True:\n    print('x' * 1000)", {"output": 10_000}, OutputLimit, id="output"),
+        pytest.param("x = (1,)\nfor _ in range(80):\n    x = (x, x)\nhash(x)", {"time": 0.5}, LimitExceeded,
+                     id="dos-exponential-hash"),
+        pytest.param("from decimal import Decimal\nDecimal(1) == 3**(2*10**6)", {"time": 0.5}, LimitExceeded,
+                     id="dos-decimal-vs-huge-int"),
+    ],
+)
+def test_each_limit_ends_the_run_with_its_error(backend, code, limits, error):
+    with backend.session() as s:
+        pid = s.worker_pid
+        with pytest.raises(error):
+            s.run(code, limits=limits)
+        if s.worker_pid is None:  # killed by the host: nothing of it may be left
+            _assert_gone(s, pid)
+        assert s.run("1 + 1").value == 2  # the session goes on (in a fresh worker if needed)
+
+
+def test_a_worker_killed_from_outside_is_sandbox_crashed_and_leaves_nothing(backend):
+    with backend.session() as s:
+        s.run("x = 1")
+        pid = s.worker_pid
+        os.killpg(pid, signal.SIGKILL)
+        with pytest.raises(SandboxCrashed) as info:
+            s.run("x")
+        assert info.value.signal == signal.SIGKILL
+        _assert_gone(s, pid)
+
+
+def test_rollback_restores_the_workspace_as_it_was_before_the_run(backend):
+    with backend.session() as s:
+        s.put("notes/a.txt", "one")
+        s.run("save('two')", {"save": lambda text: s.put("notes/a.txt", text)})
+        assert s.get("notes/a.txt") == b"two"
+        s.rollback()
+        assert s.get("notes/a.txt") == b"one"
+        assert s.files() == ["notes/a.txt"]
+
+
+@pytest.mark.parametrize("path", ["../etc/passwd", "/etc/passwd", "a/../../x", ""])
+def test_workspace_paths_cannot_leave_the_workspace(backend, path):
+    from safe_eval.errors import SandboxError
+
+    with backend.session() as s, pytest.raises(SandboxError):
+        s.get(path)
+
+
+def test_the_worker_runs_with_its_isolation_layers_in_force(backend):
+    with backend.session() as s:
+        s.run("1")
+        layers = s._proc.layers
+    assert layers["rlimits"] and layers["uid"] and layers["seccomp"]
+    if backend.name == "subprocess":
+        assert layers["landlock"]
+
+
+# -- cpython mode: plain CPython inside the OS sandbox ------------------------------------------
+
+def test_cpython_mode_is_refused_for_the_bare_subprocess_backend():
+    from safe_eval.errors import SandboxError
+
+    with pytest.raises(SandboxError):
+        make_backend("subprocess+cpython")
+
+
+def test_cpython_mode_runs_behind_the_static_checks(cpython_backend):
+    with pytest.raises(PolicyViolation):
+        cpython_backend.run("import shutil")
+    assert cpython_backend.run("sum(i * i for i in range(10))").value == 285
+
+
+def test_os_abort_in_cpython_mode_is_sandbox_crashed(cpython_backend):
+    with pytest.raises(SandboxCrashed) as info:
+        cpython_backend.run("import os\nos.abort()")
+    assert info.value.signal == signal.SIGABRT
+
+
+def test_the_network_is_unreachable(cpython_backend):
+    code = ("import socket\ntry:\n    socket.create_connection(('1.1.1.1', 53), 1)\n    r = 'connected'\n"
+            "except OSError as e:\n    r = type(e).__name__\nr")
+    assert cpython_backend.run(code).value in ("PermissionError", "OSError")
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        pytest.param("import os\nos.path.exists(" + repr(os.getcwd()) + ")", False, id="project-invisible"),
+        pytest.param("import os\nos.path.exists('/etc/passwd')", False, id="etc-invisible"),
+        pytest.param("import os\nos.access('/usr/bin', os.W_OK)", False, id="system-read-only"),
+        pytest.param("import os\nfd = os.open('out.txt', os.O_WRONLY | os.O_CREAT, 0o644)\n"
+                     "os.write(fd, b'hi')\nos.close(fd)\nos.listdir('.')", ["out.txt"], id="workspace-writable"),
+    ],
+)
+def test_the_host_filesystem_is_invisible_or_read_only_outside_the_workspace(cpython_backend, code, expected):
+    assert cpython_backend.run(code).value == expected
+
+
+def test_a_memory_hog_in_cpython_mode_is_a_memory_limit(cpython_backend):
+    with pytest.raises(MemoryLimit):
+        cpython_backend.run("b = bytearray(8 * 1024**3)")
+
+
+def test_a_session_started_by_a_thread_that_ended_keeps_its_worker(backend):
+    import threading
+
+    holder = []
+
+    def start():  # the worker is up and serving before this thread ends
+        s = backend.session(snapshot=False)
+        s.run("x = 1")
+        holder.append(s)
+
+    starter = threading.Thread(target=start)
+    starter.start()
+    starter.join()
+    with holder[0] as s:
+        for _ in range(3):
+            assert s.run("x + 1").value == 2

@@ -1,0 +1,50 @@
+"""Invariant: only plain data crosses the sandbox boundary, by exact type, as tagged JSON
+(never pickle). Objects with behaviour, from either side, are refused with a typed error."""
+
+from __future__ import annotations
+
+import pytest
+
+from safe_eval import safe_eval
+from safe_eval.errors import SandboxValueError
+
+
+class EvilStr(str):
+    def __eq__(self, other):
+        raise RuntimeError("host code ran guest-chosen behaviour")
+
+    __hash__ = str.__hash__
+
+
+class Reducer:
+    def __reduce__(self):
+        return (print, ("unpickled!",))
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        pytest.param(EvilStr("x"), id="str-subclass"),
+        pytest.param(Reducer(), id="object-with-reduce"),
+        pytest.param({"k": [1, Reducer()]}, id="nested-object"),
+        pytest.param(True.__class__, id="a-type"),
+    ],
+)
+def test_a_host_value_with_behaviour_is_refused_at_the_boundary(value):
+    with pytest.raises(SandboxValueError):
+        safe_eval("v", {"v": value}, sandbox="subprocess")
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        pytest.param("class P:\n    pass\nP()", id="guest-instance"),
+        pytest.param("class S(str):\n    pass\nS('x')", id="guest-str-subclass"),
+        pytest.param("(lambda: 1)", id="guest-lambda"),
+        pytest.param("x = [1]\nx.append(x)\nx", id="guest-cycle"),
+        pytest.param("[[1] * 1000] * 400", id="more-items-than-the-wire-allows"),
+    ],
+)
+def test_a_guest_result_with_behaviour_or_unbounded_size_is_refused(code):
+    with pytest.raises(SandboxValueError):
+        safe_eval(code, sandbox="subprocess")
