@@ -337,15 +337,21 @@ def _is_plain_tree(x: object) -> bool:
     return True
 
 
-def plain_deepcopy(x: object, memo: object, missing: object) -> Any:
-    """``copy.deepcopy(x, memo)`` when ``x`` is a tree of plain data and ``memo`` an exact
-    dict (the host copies only builtin containers and scalars: it calls nothing of the guest's
-    and meets no wrapper), else ``missing`` and the guest code copies it."""
+def plain_deepcopy(x: object, missing: object) -> Any:
+    """``(copy.deepcopy(x), [(id, copy) ...])`` when ``x`` is a tree of plain data, else
+    ``missing`` (the guest code copies it). The host copies only builtin containers and
+    scalars, with a memo dict of its own that no guest ever holds (CPython's ``_keep_alive``
+    calls ``memo[id(memo)].append``: on the guest's memo that is a guest method run by host
+    code); the ``(id, copy)`` pairs it recorded go back for the guest code to put into the
+    guest's memo."""
     import copy
 
-    if type(memo) is not dict or not _is_plain_tree(x):
+    if not _is_plain_tree(x):
         return missing
-    return copy.deepcopy(x, memo)
+    memo: dict[int, Any] = {}
+    y = copy.deepcopy(x, memo)
+    keep = id(memo)
+    return y, [(key, value) for key, value in memo.items() if key != keep]
 
 
 def _copy() -> dict[str, Any]:

@@ -45,7 +45,7 @@ def deepcopy(x, memo=None):
     if kind == "atomic":
         return x
     if kind == "list" or kind == "dict" or kind == "tuple" or kind == "set" or kind == "frozenset":
-        y = _plain_deepcopy(x, memo, _nil)  # a tree of plain data: one host leaf
+        y = _plain_copied(x, memo)  # a tree of plain data: one host leaf
         if y is not _nil:
             return y
     if kind == "list":
@@ -93,6 +93,23 @@ def deepcopy(x, memo=None):
     if y is not x:
         memo[d] = y
         _keep_alive(x, memo)
+    return y
+
+
+def _plain_copied(x, memo):
+    # the host copies with a memo of its own (the guest's memo never reaches host code) and
+    # hands back what it recorded; this guest code records it in the guest's memo, unless the
+    # guest's memo already knew a part of x (then the copy must reuse it: the slow path does)
+    found = _plain_deepcopy(x, _nil)
+    if found is _nil:
+        return _nil
+    y, recorded = found
+    for key, _ in recorded:
+        if key in memo:
+            return _nil
+    for key, value in recorded:
+        memo[key] = value
+    _keep_alive(x, memo)
     return y
 
 

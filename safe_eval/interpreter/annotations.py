@@ -193,6 +193,8 @@ def _name(name: str, spaces: Sequence[Mapping[str, Any]]) -> Any:
             stand_in = _STAND_INS.get(type(value))
             if stand_in is not None:
                 value = stand_in(value)
+                if value is not None and _ALLOWED_BY_ID.get(id(value)) is value:
+                    return value  # a guest-side stand-in for an allowlisted typing name
                 if not isinstance(value, type):
                     raise _Unresolvable
             if is_inert(value):

@@ -41,6 +41,7 @@ _BOUND_BUILTIN = types.BuiltinMethodType  # also BuiltinFunctionType: the same t
 _UNBOUND_DESCRIPTORS = (
     types.WrapperDescriptorType, types.MethodDescriptorType, types.ClassMethodDescriptorType
 )
+_TYPE_EXPRESSIONS = (types.GenericAlias, types.UnionType)
 _CONSTRUCTORS = frozenset({"__init__", "__new__"})  # as safe as calling the listed type
 _CONTAINERS = (list, tuple, dict, set, frozenset, collections.deque, collections.abc.Mapping)
 
@@ -146,6 +147,11 @@ def admitted(value: Any, depth: int = 0) -> bool:
         # a guest function or a listed type's own method (``Formatter().format``), bound to data
         func = value.__func__
         return _data(owner, depth) and (admitted(func, depth + 1) or _defined_on(owner, func))
+    if tp in _TYPE_EXPRESSIONS:
+        # a resolved annotation (``list[int]``, ``int | None``, what ``dataclasses.fields``
+        # reports): as admissible as the types it is made of
+        parts = (*value.__args__, getattr(value, "__origin__", None))
+        return all(p is None or admitted(p, depth + 1) for p in parts)
     if isinstance(value, type):
         return value in HOST_TYPE_NAMES
     if tp is types.FunctionType:

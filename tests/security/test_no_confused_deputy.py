@@ -5,11 +5,12 @@ rights only. Each test is a former host deputy's gadget, written as the attacker
 from __future__ import annotations
 
 import math
+import typing
 
 import pytest
 
-from safe_eval import Evaluator, safe_eval
-from safe_eval.errors import GuestError
+from safe_eval import Evaluator, Limits, safe_eval, safe_exec
+from safe_eval.errors import GuestError, MemoryLimit
 
 
 class Vault:
@@ -237,3 +238,261 @@ def test_a_guest_stdlib_function_changed_in_one_run_is_pristine_in_the_next(pois
     ev = Evaluator()
     ev.eval(poison)
     assert ev.eval(probe) == pristine
+
+
+# -- snapshots: a host leaf checks a plain copy of a guest argument and uses only that copy ------
+
+_STATEFUL_NAMES = '''
+import enum
+class Names:
+    calls = 0
+    def __iter__(self):
+        Names.calls += 1
+        if Names.calls == 1:
+            return iter([("A", 1)])
+        def fmt(self, spec):
+            return "forged"
+        return iter([("A", 1), ("__format__", fmt), ("__reduce_ex__", fmt), ("__del__", fmt)])
+E = enum.Enum("E", Names())
+'''
+
+_KEYS_DISAGREE = '''
+import enum
+def fmt(self, spec):
+    return "forged"
+class Names(dict):
+    def keys(self):
+        return ["A"]
+E = enum.Enum("E", Names({"A": 1, "__format__": fmt}))
+'''
+
+
+def test_enum_functional_api_builds_the_class_from_the_names_its_check_saw():
+    enum_class = safe_exec(_STATEFUL_NAMES)["E"]
+    assert [m.name for m in enum_class] == ["A"]
+    assert not {"__format__", "__reduce_ex__", "__del__"} & set(vars(enum_class))
+    assert f"{enum_class.A}" == "E.A"
+
+
+def test_enum_functional_api_checks_the_names_a_dict_stores_not_what_its_keys_method_says():
+    with pytest.raises(GuestError) as info:
+        safe_exec(_KEYS_DISAGREE)
+    assert info.value.type_name == "ValueError"
+    assert "'__format__' is not allowed" in str(info.value)
+
+
+def test_enum_functional_api_checks_the_mixin_type_even_without_names():
+    with pytest.raises(GuestError) as info:
+        safe_exec("import enum\nX = enum.Enum('X', type=dict)")
+    assert info.value.type_name == "TypeError"
+
+
+def test_json_dumps_encodes_the_list_it_sized_not_what_a_second_iteration_yields():
+    attack = '''
+import json
+row = [0] * 100
+class L(list):
+    calls = 0
+    def __iter__(self):
+        L.calls += 1
+        if L.calls == 1:
+            return iter([])
+        return iter([row] * 1000)
+json.dumps(L())
+'''
+    assert safe_eval(attack, limits=Limits(ops=200_000)) == "[]"
+
+
+def test_json_dumps_sizes_the_rows_a_list_subclass_stores_behind_an_empty_iter():
+    attack = '''
+import json
+class L(list):
+    def __iter__(self):
+        return iter([])
+json.dumps(L([[0] * 1000] * 2000))
+'''
+    with pytest.raises(MemoryLimit):
+        safe_eval(attack, limits=Limits(ops=200_000, memory=4 << 20))
+
+
+@pytest.mark.parametrize("indent", ["K()", "True + K()"], ids=["index", "index-in-arithmetic"])
+def test_json_dumps_caps_an_indent_given_as_a_guest_index(indent):
+    attack = f'''
+import json
+class K:
+    def __index__(self):
+        return 3 * 10**8
+    def __radd__(self, other):
+        return K()
+json.dumps([1, 2], indent={indent})
+'''
+    with pytest.raises(GuestError) as info:
+        safe_eval(attack, limits=Limits(ops=200_000))
+    assert info.value.type_name == "ValueError"
+
+
+def test_json_dumps_reads_stateful_separators_once():
+    attack = '''
+import json
+class Seps:
+    n = 0
+    def __iter__(self):
+        Seps.n += 1
+        if Seps.n == 1:
+            return iter([",", ":"])
+        return iter(["XXXXXXXX", ":"])
+(json.dumps([0] * 3, separators=Seps()), Seps.n)
+'''
+    assert safe_eval(attack, limits=Limits(ops=200_000)) == ("[0,0,0]", 1)
+
+
+_SPY = '''
+import typing
+class Spy:
+    def __init__(self, key):
+        self.key = key
+    def __call__(self):
+        pass
+    def __hash__(self):
+        return hash(self.key)
+    def __eq__(self, other):
+        return True
+T = typing.TypeVar("T")
+'''
+
+
+@pytest.mark.parametrize("poison", [
+    "typing.Optional[Spy(int)]",
+    "typing.List[Spy(str)]",
+    "typing.Union[Spy(int), None]",
+    "typing.Dict[str, T][Spy(int)]",
+    "typing.Annotated[int, Spy('doc')]",
+    "typing.Callable[[Spy(int)], str]",
+    "typing.Optional[list[Spy(int)]]",
+    "(int | T)[Spy(int)]",
+    "type(typing.List)(Spy(int))",
+    "typing.TypedDict('M', {'a': Spy(int)})",
+], ids=["optional", "list", "union", "alias-of-alias", "annotated", "callable", "generic-alias",
+        "typevar-union", "forged-stand-in", "typeddict"])
+def test_guest_typing_subscription_cannot_poison_the_process_wide_typing_cache(poison):
+    with pytest.raises(GuestError) as info:
+        safe_exec(_SPY + poison, limits=Limits(ops=200_000))
+    assert info.value.type_name == "TypeError"
+    assert repr(typing.Optional[int]) == "typing.Optional[int]"  # noqa: UP045 (the cached form)
+    assert typing.Optional[int].__args__ == (int, type(None))  # noqa: UP045
+    assert typing.List[str].__args__ == (str,)
+    assert typing.Annotated[int, "doc"].__metadata__ == ("doc",)
+    assert safe_eval("import typing\nrepr(typing.Optional[int])") == "typing.Optional[int]"
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    ("repr(typing.Optional[int])", "typing.Optional[int]"),
+    ("repr(typing.Dict[str, typing.List[int]])", "typing.Dict[str, typing.List[int]]"),
+    ("repr(typing.Dict[str, T][int])", "typing.Dict[str, int]"),
+    ("repr(typing.Callable[[int], str])", "typing.Callable[[int], str]"),
+    ("repr(typing.Literal['a', 1, None])", "typing.Literal['a', 1, None]"),
+    ("class C: pass\nrepr(typing.Optional[C]).endswith('C]')", True),
+    ("repr(typing.Generic[T])", "typing.Generic[~T]"),
+    ("isinstance([], typing.List)", True),
+    ("M = typing.TypedDict('M', {'a': int})\nM(a=1)", {"a": 1}),
+], ids=["optional", "nested", "alias-of-alias", "callable", "literal", "guest-class", "generic", "isinstance",
+        "typeddict"])
+
+def test_guest_typing_subscription_still_accepts_classes_and_typing_forms(code, expected):
+    assert safe_eval(_SPY + code, limits=Limits(ops=200_000)) == expected
+
+
+def test_type_of_typing_typeddict_is_not_the_host_function_type():
+    attack = "import typing\nF = type(typing.TypedDict)\nF(1)"
+    with pytest.raises(GuestError) as info:
+        safe_eval(attack, limits=Limits(ops=200_000))
+    assert info.value.type_name == "TypeError"
+    assert "stand-ins cannot be created" in str(info.value)
+
+
+def test_deepcopy_never_hands_the_guests_memo_to_host_copy_code():
+    attack = '''
+import copy
+calls = []
+class G:
+    def append(self, x):
+        calls.append(x)
+memo = {}
+memo[id(memo)] = G()
+x = [1, [2]]
+y = copy.deepcopy(x, memo)
+(y, [c is x for c in calls], memo[id(x)] is y)
+'''
+    # the one append is the guest's own copy code keeping x alive; host code never calls it
+    assert safe_eval(attack, limits=Limits(ops=200_000)) == ([1, [2]], [True], True)
+
+
+@pytest.mark.parametrize("call", [
+    "random.sample(range(10), K())",
+    "random.choices([1], k=K())",
+    "random.randbytes(K())",
+], ids=["sample", "choices", "randbytes"])
+def test_random_checks_the_size_a_guest_index_gives_before_the_host_allocates_it(call):
+    attack = f'''
+import random
+class K:
+    def __index__(self):
+        return 10**8
+    def __ge__(self, o):
+        return True
+    def __le__(self, o):
+        return True
+{call}
+'''
+    with pytest.raises(MemoryLimit) as info:
+        safe_eval(attack, limits=Limits(ops=200_000, memory=64 << 20))
+    assert str(info.value).startswith("allocation too large")  # refused before, not caught after
+
+
+@pytest.mark.parametrize("call", [
+    "textwrap.indent(S('a\\n' * 20000), 'p' * 2000)",
+    "base64.b64encode(B(b'x' * 200_000))",
+    "string.Template('$a' * 20000).substitute(a=S('x' * 2000))",
+], ids=["textwrap-indent", "base64", "template-substitute"])
+def test_text_leaves_size_the_stored_text_not_what_a_subclass_len_claims(call):
+    attack = f'''
+import base64, string, textwrap
+class S(str):
+    def __len__(self):
+        return 0
+    def count(self, *args):
+        return 0
+class B(bytes):
+    def __len__(self):
+        return 0
+{call}
+'''
+    with pytest.raises(MemoryLimit) as info:
+        safe_eval(attack, limits=Limits(ops=2_000_000, memory=300_000))
+    assert str(info.value).startswith("allocation too large")  # refused before, not caught after
+
+
+@pytest.mark.parametrize(("getter", "expected"), [
+    ("operator.attrgetter(N('x'))(p)", "x"),
+    ("operator.methodcaller(N('get'))(p)", "get"),
+], ids=["attrgetter", "methodcaller"])
+def test_operator_getters_use_the_name_they_checked_not_what_a_str_subclass_answers(getter, expected):
+    attack = f'''
+import operator
+class N(str):
+    def split(self, sep=None):
+        return ["y"]
+    def __eq__(self, other):
+        return True
+    def __hash__(self):
+        return hash("y")
+class P:
+    def get(self):
+        return "get"
+    def y(self):
+        return "y"
+p = P()
+p.x = "x"
+{getter}
+'''
+    assert safe_eval(attack, limits=Limits(ops=200_000)) == expected

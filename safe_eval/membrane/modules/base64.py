@@ -6,13 +6,15 @@ import base64
 from typing import Any
 
 from safe_eval.membrane.modules._util import check_alloc, pick
+from safe_eval.membrane.snapshot import snapshot
 
 
 def _sized(fn: Any, factor: int) -> Any:
     """The output is at most ``factor`` times the input: checked before the one C call."""
 
     def call(data: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(data, str | bytes | bytearray) and len(data) > 1 << 16:
+        data = snapshot(data)  # a str/bytes subclass as its stored data: its __len__ never answers
+        if type(data) in (str, bytes, bytearray) and len(data) > 1 << 16:
             check_alloc(factor * len(data))
         return fn(data, *args, **kwargs)
 

@@ -1,9 +1,10 @@
 """Curated ``json``: dumps/loads and JSONDecodeError.
 
 Guards: ``cls=`` is refused (it would instantiate a guest-chosen class with host keyword
-arguments); ``indent`` and ``separators`` are repeated once per item, so their size is capped
-(a huge indent times many items is a memory bomb in one C call). Guest callables given as
-``default``/``object_hook``/``parse_*`` run through the interpreter as usual.
+arguments); the argument and the options are snapshotted once (``membrane.snapshot``) and the
+checks and the C encoder see only that copy; ``indent`` and ``separators`` are capped. Guest
+callables given as ``default``/``object_hook``/``parse_*`` run through the interpreter as
+usual; what ``default`` returns is snapshotted and sized too.
 """
 
 from __future__ import annotations
@@ -14,22 +15,56 @@ from typing import Any
 from safe_eval.errors import RecursionLimit
 from safe_eval.limits.budget import current_or_default
 from safe_eval.membrane.modules._util import check_alloc
+from safe_eval.membrane.snapshot import snapshot, snapshot_index, snapshot_items, snapshot_text
 
 MAX_INDENT = 64
 MAX_SEPARATOR = 64
+_FLAGS = ("skipkeys", "ensure_ascii", "check_circular", "allow_nan", "sort_keys")
 
 
-def _check_layout(kwargs: dict[str, Any]) -> None:
-    if "cls" in kwargs:
-        raise TypeError("json: the 'cls' argument is not supported in safe-eval")
-    indent = kwargs.get("indent")
-    if isinstance(indent, int) and not isinstance(indent, bool) and indent > MAX_INDENT:
+def _layout(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments as plain data, each read once (``indent``/``separators`` are
+    repeated once per item, so their size is capped: a huge indent times many items is a
+    memory bomb in one C call); only this copy reaches the encoder."""
+    out: dict[str, Any] = {}
+    for name, value in kwargs.items():
+        if name == "cls":
+            raise TypeError("json: the 'cls' argument is not supported in safe-eval")
+        if name in _FLAGS:
+            out[name] = bool(value)
+        elif name == "indent":
+            out[name] = _indent(value)
+        elif name == "separators":
+            out[name] = None if value is None else _separators(value)
+        elif name == "default":
+            out[name] = value  # wrapped by dumps
+        else:
+            raise TypeError(f"json.dumps() got an unexpected keyword argument {name!r}")
+    return out
+
+
+def _indent(value: Any) -> int | str | None:
+    if value is None:
+        return None
+    text = snapshot_text(value)
+    if text is not None:
+        if len(text) > MAX_INDENT:
+            raise ValueError(f"json: indent must be at most {MAX_INDENT} characters")
+        return text
+    size = snapshot_index(value)
+    if size > MAX_INDENT:
         raise ValueError(f"json: indent must be at most {MAX_INDENT}")
-    if isinstance(indent, str) and len(indent) > MAX_INDENT:
-        raise ValueError(f"json: indent must be at most {MAX_INDENT} characters")
-    seps = kwargs.get("separators")
-    if seps is not None and any(isinstance(s, str) and len(s) > MAX_SEPARATOR for s in seps):
+    return size
+
+
+def _separators(value: Any) -> tuple[str, str]:
+    items = snapshot_items(value)
+    texts = [snapshot_text(item) for item in items]
+    if len(texts) != 2 or texts[0] is None or texts[1] is None:
+        raise TypeError("json: separators must be a pair of strings")
+    if any(len(t) > MAX_SEPARATOR for t in texts):  # type: ignore[arg-type]
         raise ValueError(f"json: separators must be at most {MAX_SEPARATOR} characters")
+    return texts[0], texts[1]
 
 
 # Parsed JSON takes up to ~24 bytes of objects per input character (``[[],[],...]``).
@@ -38,17 +73,16 @@ _CHECK_EVERY = 1 << 16  # outputs smaller than this skip the memory check
 
 
 def _size(obj: Any, layout: int, depth: int, memo: dict[int, int], path: set[int], budget: Any) -> int:
-    """Upper bound of the characters ``obj`` encodes to (one op per distinct node; a shared
-    subtree is sized once and counted every time it repeats, as the encoder repeats it)."""
+    """Upper bound of the characters ``obj`` (a snapshot: exact builtin containers) encodes to
+    (one op per distinct node; a shared subtree is sized once and counted every time it
+    repeats, as the encoder repeats it)."""
     t = type(obj)
     if t is str:
         return 2 + (len(obj) if obj.isascii() else 6 * len(obj))
     if t is int:
         return 2 + int(obj.bit_length()) // 3
-    if obj is None or t is bool or t is float:
-        return 24
-    if not isinstance(obj, list | tuple | dict):
-        return 24  # ``default=`` turns it into something else: guest code, metered as usual
+    if t is not list and t is not tuple and t is not dict:
+        return 24  # a scalar, or a leaf ``default=`` converts (its result is sized there)
     key = id(obj)
     known = memo.get(key)
     if known is not None:
@@ -60,10 +94,10 @@ def _size(obj: Any, layout: int, depth: int, memo: dict[int, int], path: set[int
         budget.refuel()
     path.add(key)
     per_item = 2 + layout * (depth + 1)
-    items = list(obj.items()) if isinstance(obj, dict) else list(obj)
+    items = list(obj.items()) if t is dict else obj
     total = 2 + per_item * len(items)
     for item in items:
-        if isinstance(obj, dict):
+        if t is dict:
             total += _size(item[0], layout, depth + 1, memo, path, budget)
             item = item[1]
         total += _size(item, layout, depth + 1, memo, path, budget)
@@ -72,31 +106,60 @@ def _size(obj: Any, layout: int, depth: int, memo: dict[int, int], path: set[int
     return total
 
 
+class _Output:
+    """The running size bound of one ``dumps`` call: the argument's, plus every ``default=``
+    result's (each is encoded where its leaf stood, at most as deep as the whole text)."""
+
+    def __init__(self, layout: int) -> None:
+        self.layout = layout
+        self.total = 0
+        self.budget = current_or_default()
+
+    def add(self, obj: Any) -> None:
+        self.total += _size(obj, self.layout, 0, {}, set(), self.budget)
+        if self.total > _CHECK_EVERY:
+            check_alloc(4 * self.total)
+
+
+def _snapshotting(default: Any, output: _Output) -> Any:
+    def convert(obj: Any) -> Any:
+        result = snapshot(default(obj))  # guest code; the encoder gets only the copy
+        output.add(result)
+        return result
+
+    return convert
+
+
 def dumps(obj: Any, **kwargs: Any) -> str:
     """The C encoder builds the whole text in one uninterruptible call
     (``json.dumps([[0] * 1000] * 60000)``: seconds, 180 MB), so the output is sized first by a
-    ticking walk; deep nesting ends as RecursionLimit (the walk or the encoder recurses)."""
-    _check_layout(kwargs)
-    indent = kwargs.get("indent")
-    layout = len(indent) if isinstance(indent, str) else indent if isinstance(indent, int) else 0
-    seps = kwargs.get("separators") or ()
-    layout += max((len(x) for x in seps if isinstance(x, str)), default=2)
-    budget = current_or_default()
+    ticking walk over a snapshot of ``obj``, and the encoder gets that snapshot; deep nesting
+    ends as RecursionLimit (the copy, the walk or the encoder recurses)."""
+    options = _layout(kwargs)
+    indent = options.get("indent")
+    layout = len(indent) if type(indent) is str else indent if type(indent) is int else 0
+    seps = options.get("separators") or ()
+    layout += max((len(x) for x in seps), default=2)
+    output = _Output(layout)
+    if options.get("default") is not None:
+        options["default"] = _snapshotting(options["default"], output)
     try:
-        size = _size(obj, layout, 0, {}, set(), budget)
-        if size > _CHECK_EVERY:
-            check_alloc(4 * size)
-        return json.dumps(obj, **kwargs)
+        data = snapshot(obj)
+        output.add(data)
+        return json.dumps(data, **options)
     except RecursionError:
-        raise RecursionLimit("data nested too deeply", value=budget.max_depth) from None
+        raise RecursionLimit("data nested too deeply", value=output.budget.max_depth) from None
 
 
 def loads(s: Any, **kwargs: Any) -> Any:
     if "cls" in kwargs:
         raise TypeError("json: the 'cls' argument is not supported in safe-eval")
-    if isinstance(s, str | bytes | bytearray) and len(s) > _CHECK_EVERY:
-        check_alloc(len(s) * _LOADS_BYTES_PER_CHAR)  # the C decoder builds it all in one call
-    return json.loads(s, **kwargs)
+    text = snapshot(s)  # a str/bytes subclass: its stored data, so len() below is the truth
+    if type(text) in (str, bytes, bytearray) and len(text) > _CHECK_EVERY:
+        check_alloc(len(text) * _LOADS_BYTES_PER_CHAR)  # the C decoder builds it all in one call
+    if "strict" in kwargs:
+        kwargs["strict"] = bool(kwargs["strict"])
+    return json.loads(text, **kwargs)
 
 
 def build() -> dict[str, Any]:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from safe_eval.limits.operators import guarded_binop
+from safe_eval.membrane.snapshot import snapshot_text
 
 SAFE = ["abs", "add", "and_", "concat", "contains", "countOf", "delitem", "eq", "floordiv", "ge",
         "getitem", "gt", "iadd", "iand", "iconcat", "ifloordiv", "imatmul", "imod", "index",
@@ -37,8 +38,9 @@ class attrgetter:
 
     def __init__(self, attr: str, /, *attrs: str) -> None:
         paths = []
-        for name in (attr, *attrs):
-            if not isinstance(name, str):
+        for given in (attr, *attrs):
+            name = snapshot_text(given)  # a str subclass's stored text: its split() never runs
+            if name is None:
                 raise TypeError("attribute name must be a string")
             paths.append(tuple(name.split(".")))
         self._paths = tuple(paths)
@@ -65,9 +67,10 @@ class methodcaller:
     __slots__ = ("_name", "_args", "_kwargs")
 
     def __init__(self, name: str, /, *args: Any, **kwargs: Any) -> None:
-        if not isinstance(name, str):
+        text = snapshot_text(name)
+        if text is None:
             raise TypeError("method name must be a string")
-        self._name = name
+        self._name = text
         self._args = args
         self._kwargs = kwargs
 

@@ -12,6 +12,7 @@ import random
 from typing import Any
 
 from safe_eval.membrane.modules._util import check_alloc
+from safe_eval.membrane.snapshot import snapshot_index
 
 PER_RUN = True
 
@@ -25,24 +26,25 @@ class Random(random.Random):
     """``random.Random`` with the size-taking methods checked first."""
 
     def getrandbits(self, k: int, /) -> int:
-        if isinstance(k, int) and k > 4096:
+        k = snapshot_index(k)  # the size checked is the size used (a guest __index__ runs once)
+        if k > 4096:
             check_alloc(k // 8)
         return super().getrandbits(k)
 
     def randbytes(self, n: int) -> bytes:
-        if isinstance(n, int):
-            check_alloc(n)
+        n = snapshot_index(n)
+        check_alloc(n)
         return super().randbytes(n)
 
     def choices(self, population: Any, weights: Any = None, *, cum_weights: Any = None,
                 k: int = 1) -> list[Any]:
-        if isinstance(k, int):
-            check_alloc(8 * k)
+        k = snapshot_index(k)
+        check_alloc(8 * k)
         return super().choices(population, weights, cum_weights=cum_weights, k=k)
 
     def sample(self, population: Any, k: int, *, counts: Any = None) -> list[Any]:
-        if isinstance(k, int):
-            check_alloc(8 * k)
+        k = snapshot_index(k)
+        check_alloc(8 * k)
         return super().sample(population, k, counts=counts)
 
 

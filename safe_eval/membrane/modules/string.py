@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from safe_eval.membrane.modules._util import check_alloc, pick
+from safe_eval.membrane.snapshot import snapshot, snapshot_text
 
 CONSTANTS = ["ascii_letters", "ascii_lowercase", "ascii_uppercase", "digits", "hexdigits",
              "octdigits", "punctuation", "printable", "whitespace"]
@@ -58,14 +59,18 @@ def _substitute(name: str) -> Any:
     method = getattr(string.Template, name)
 
     def call(self: string.Template, mapping: Any = None, /, **kws: Any) -> str:
-        values = list(kws.values())
-        if type(mapping) is dict:
-            values += list(mapping.values())
-        longest = max((len(v) for v in values if isinstance(v, str)), default=0)
-        slots = self.template.count("$") if isinstance(self.template, str) else 0
+        # one plain dict of plain values (keywords win, as in ChainMap(kws, mapping)), sized
+        # on the stored text of each value, and only that dict reaches the method
+        if mapping is not None and not issubclass(type(mapping), dict):
+            raise TypeError(f"Template.{name}() takes a dict in safe-eval")
+        values: dict[Any, Any] = {} if mapping is None else snapshot(mapping)
+        values.update(snapshot(kws))
+        longest = max((len(v) for v in values.values() if type(v) is str), default=0)
+        template = snapshot_text(self.template)
+        slots = template.count("$") if template is not None else 0
         if slots * longest > 1 << 16:
-            check_alloc(4 * (len(self.template) + slots * longest))
-        result: str = method(self, mapping, **kws) if mapping is not None else method(self, **kws)
+            check_alloc(4 * (len(template or "") + slots * longest))
+        result: str = method(self, values)
         return result
 
     call.__name__ = call.__qualname__ = name

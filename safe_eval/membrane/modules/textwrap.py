@@ -7,10 +7,19 @@ import textwrap
 from typing import Any
 
 from safe_eval.membrane.modules._util import charge, check_alloc
+from safe_eval.membrane.snapshot import snapshot_text
+
+
+def _text(value: Any) -> Any:
+    # a str subclass as its stored text: the size checked is the text used (its own
+    # __len__/count/splitlines never answer); anything else fails in textwrap as it would
+    text = snapshot_text(value)
+    return value if text is None else text
 
 
 def indent(text: str, prefix: str, predicate: Any = None) -> str:
-    if isinstance(text, str) and isinstance(prefix, str):
+    text, prefix = _text(text), _text(prefix)
+    if type(text) is str and type(prefix) is str:
         check_alloc(len(text) + len(prefix) * (text.count("\n") + 1))
     return textwrap.indent(text, prefix, predicate)
 
@@ -20,7 +29,8 @@ def _charged(fn: Any) -> Any:
     chunks (~50 bytes each): charged one op per character, size checked before the call."""
 
     def call(text: Any, *args: Any, **kwargs: Any) -> Any:
-        if isinstance(text, str) and len(text) > 1 << 12:
+        text = _text(text)
+        if type(text) is str and len(text) > 1 << 12:
             charge(len(text))
             check_alloc(16 * len(text))
         return fn(text, *args, **kwargs)

@@ -4,7 +4,16 @@ Annotations are scrubbed before the guest runs, so these mostly matter for alias
 (``Vector = List[float]``), ``cast``, ``TypeVar``/``Generic`` and ``isinstance`` checks.
 ``get_type_hints`` is refused (it evaluates annotation text); ``overload`` is an identity
 decorator (the host one records every overload in a process-wide registry);
-``NamedTuple`` is a guest-safe class-syntax namedtuple (no exec). ``final`` and
+``NamedTuple`` is a guest-safe class-syntax namedtuple (no exec). Subscription
+(``Optional[X]``, ``List[X]``, ``Annotated[X, m]`` ...) is memoised by CPython in
+``typing._tp_cache``, a PROCESS-WIDE cache keyed by the parameters: a guest parameter with its
+own ``__hash__``/``__eq__`` would be stored there and returned to every later run and to the
+host's own ``typing.Optional[int]``. So the guest gets ``_Form`` stand-ins whose subscription
+accepts only parameters hashed and compared by host code (``_check_param``), and the forms it
+builds come wrapped the same way (``TypeVar``s included: ``int | T`` is a typing
+subscription too). ``Protocol`` is handed out as it is (it is subclassed; its subscription
+caches type variables only). ``TypedDict`` is a stand-in too (functional form only):
+``type(typing.TypedDict)`` would otherwise be the host's ``FunctionType``. ``final`` and
 ``no_type_check`` are identities and ``runtime_checkable`` takes guest classes only (the host
 ones set attributes on their argument); ``reveal_type`` is left out (it prints to host stderr).
 """
@@ -14,8 +23,10 @@ from __future__ import annotations
 import typing
 from typing import Any
 
+from safe_eval.interpreter.annotations import register_stand_in
 from safe_eval.interpreter.identity import is_guest_class
 from safe_eval.membrane.modules._typing_namedtuple import NamedTuple
+from safe_eval.membrane.snapshot import snapshot, snapshot_text
 
 NAMES = ["Any", "Callable", "ClassVar", "Final", "Generic", "Literal", "Optional", "Protocol",
          "Tuple", "Type", "TypeVar", "Union", "AbstractSet", "ByteString", "Container",
@@ -28,6 +39,140 @@ NAMES = ["Any", "Callable", "ClassVar", "Final", "Generic", "Literal", "Optional
          "Self", "LiteralString", "TypeAlias", "Annotated", "ParamSpec", "Concatenate",
          "TypeGuard", "Text", "AnyStr", "Pattern", "Match", "Iterable", "cast",
          "assert_never", "assert_type", "NewType", "Required", "NotRequired", "Unpack", "TypeVarTuple"]
+
+
+_LITERALS: frozenset[type] = frozenset({type(None), str, int, bool, bytes, type(Ellipsis)})
+_MAX_PARAM_DEPTH = 32
+
+
+def _check_param(param: Any, depth: int = 0) -> Any:
+    """``param`` (stand-ins unwrapped) when every part of it is hashed and compared by host
+    code: exact literals, classes whose metaclass is a host one (identity hash), and host
+    ``typing``/``types`` forms made of such parts; else TypeError."""
+    if depth > _MAX_PARAM_DEPTH:
+        raise TypeError("typing parameters nested too deeply")
+    t = type(param)
+    if t is _Form:
+        return param._real
+    if t in _LITERALS:
+        return param
+    if t is tuple or t is list:
+        items = [_check_param(p, depth + 1) for p in param]
+        return tuple(items) if t is tuple else items
+    if is_guest_class(t):
+        raise TypeError("typing parameters must be classes or typing forms in safe-eval, "
+                        f"not instances of {t.__name__}")
+    if isinstance(param, type):
+        return param  # a class whose metaclass is a host one: hashed by identity
+    if t.__module__ in ("typing", "types"):
+        for arg in _args(param):
+            _check_param(arg, depth + 1)
+        return param
+    raise TypeError(f"typing parameters must be classes or typing forms in safe-eval, not {t.__name__}")
+
+
+def _args(form: Any) -> tuple[Any, ...]:
+    # a host typing/types form: its own C/Python attribute, never a guest hook
+    args = getattr(form, "__args__", ())
+    return args if type(args) is tuple else ()
+
+
+class _Form:
+    """A typing object as the guest holds it: subscription and ``|`` check their operands first
+    and hand back stand-ins again, so the guest never holds a real typing object it could
+    subscribe (or ``|``) with an unchecked parameter."""
+
+    __slots__ = ("_real",)
+    _real: Any
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> _Form:
+        # ``type(typing.List)(x)`` in guest hands: a stand-in around an unchecked object
+        raise TypeError("typing stand-ins cannot be created in safe-eval")
+
+    def __getitem__(self, params: Any) -> Any:
+        return _wrap(self._real[_check_param(params)])
+
+    def __or__(self, other: Any) -> Any:
+        return _wrap(self._real | _check_param(other))
+
+    def __ror__(self, other: Any) -> Any:
+        return _wrap(_check_param(other) | self._real)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        # TypeVar("T", bound=...), NewType("Id", int) and a NewType's identity call: builders
+        # of identity-hashed forms, never a subscription
+        real = self._real
+        if real is typing.TypedDict:
+            return _typed_dict(*args, **kwargs)
+        if any(real is b for b in _BUILDERS):
+            args = tuple(_check_param(a) if i else a for i, a in enumerate(args))
+            kwargs = {k: _check_param(v) if k == "bound" else v for k, v in kwargs.items()}
+        elif type(real) is not _NEW_TYPE:
+            raise TypeError(f"{real!r} is not callable")
+        return _wrap(real(*args, **kwargs))
+
+    def __instancecheck__(self, obj: Any) -> bool:
+        return isinstance(obj._real if type(obj) is _Form else obj, self._real)
+
+    def __subclasscheck__(self, cls: Any) -> bool:
+        return issubclass(cls, self._real)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is _Form:
+            return bool(self._real == other._real)
+        if type(other).__module__ == "typing" and not is_guest_class(type(other)):
+            return bool(self._real == other)
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._real)
+
+    def __repr__(self) -> str:
+        return repr(self._real)
+
+
+_BUILDERS: tuple[Any, ...] = tuple(
+    getattr(typing, n) for n in ("TypeVar", "ParamSpec", "TypeVarTuple", "NewType") if hasattr(typing, n))
+_NEW_TYPE: Any = typing.NewType
+# classes and functions that are subscripted or called to build forms (TypedDict is a function
+# whose type, FunctionType, the guest must not get hold of)
+_STAND_IN_ALWAYS: tuple[Any, ...] = (typing.Generic, typing.Annotated, typing.TypedDict)
+
+
+def _typed_dict(typename: Any, fields: Any, /, *, total: Any = True) -> Any:
+    """``TypedDict("M", {"a": int})`` from a plain copy of the fields (forms unwrapped)."""
+    name = snapshot_text(typename)
+    table = snapshot(fields)
+    if name is None or type(table) is not dict:
+        raise TypeError("TypedDict() takes a name and a dict of field types")
+    build: Any = typing.TypedDict
+    return build(name, {k: _check_param(v) for k, v in table.items()}, total=bool(total))
+
+
+_SET_REAL = _Form.__dict__["_real"].__set__  # the slot's own setter: _Form() is refused
+
+
+def _form(real: Any) -> _Form:
+    form: _Form = object.__new__(_Form)
+    _SET_REAL(form, real)
+    return form
+
+
+def _wrap(value: Any) -> Any:
+    """A typing object as a stand-in (the builders and ``Generic`` included); a plain class
+    (``Protocol``, ``Text``, ``Any``), a function or a non-typing value as it is."""
+    if type(value) is _Form:
+        return value
+    if any(value is b for b in _BUILDERS) or any(value is f for f in _STAND_IN_ALWAYS):
+        return _form(value)
+    if isinstance(value, type) or type(value).__module__ != "typing":
+        return value
+    return _form(value)
+
+
+# an annotation naming a stand-in (``from typing import Optional`` then ``-> Optional[str]``)
+# resolves to the host typing object behind it
+register_stand_in(_Form, lambda form: form._real)
 
 
 def get_type_hints(obj: Any, globalns: Any = None, localns: Any = None, include_extras: bool = False) -> Any:
@@ -58,6 +203,7 @@ def runtime_checkable(cls: Any) -> Any:
 
 def build() -> dict[str, Any]:
     attrs: dict[str, Any] = {name: getattr(typing, name) for name in NAMES if hasattr(typing, name)}
+    attrs = {name: _wrap(value) for name, value in attrs.items()}
     attrs.update(get_type_hints=get_type_hints, overload=overload, NamedTuple=NamedTuple, final=final,
                  no_type_check=no_type_check, runtime_checkable=runtime_checkable,
                  TYPE_CHECKING=False)
