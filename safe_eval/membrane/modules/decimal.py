@@ -5,10 +5,13 @@
 gets ``getcontext``/``localcontext``/``Context`` returning a ``GuestContext`` view whose
 ``prec``/``Emax``/``Emin`` setters are capped (MAX_PREC).
 
-The thread's decimal context is host state: the first time an evaluation touches it
-(``getcontext``/``localcontext``), the thread gets a private copy for the rest of that
-evaluation and the host's own context is put back when the evaluation ends
-(``context.on_run_exit``), so ``getcontext().prec = 3`` never changes the host's arithmetic.
+The thread's decimal context is host state, and every Decimal operation writes to it (its
+``flags``: ``Decimal(1) / Decimal(0)`` caught by the guest leaves ``DivisionByZero`` set). So a
+run owns a private copy of it from its start when ``decimal`` is loaded (no Decimal exists
+otherwise: ``session.run_guarded`` calls ``isolate``), or from the first time it loads it
+(``getcontext``/``localcontext``/constructing a ``Decimal``), and the host's own context is
+put back when the run ends (``context.on_run_exit``): neither the host nor the next run sees
+the run's precision or flags.
 """
 
 from __future__ import annotations
@@ -81,7 +84,7 @@ class GuestContext:
         return repr(self._ctx)
 
 
-def _isolate() -> None:
+def isolate() -> None:
     """Give the running evaluation its own copy of the thread's decimal context (once)."""
     root = context.outermost()
     if root is None or _HOST_CONTEXT in root.extra:
@@ -96,7 +99,7 @@ _HOST_CONTEXT = "decimal-host-context"
 
 
 def getcontext() -> GuestContext:
-    _isolate()
+    isolate()
     return GuestContext(decimal.getcontext())
 
 
@@ -113,7 +116,7 @@ class _LocalContext:
         self._kwargs = kwargs
 
     def __enter__(self) -> GuestContext:
-        _isolate()
+        isolate()
         self._saved = decimal.getcontext()
         ctx = self._saved.copy()
         for name, value in self._kwargs.items():
@@ -142,6 +145,7 @@ def localcontext(ctx: Any = None, **kwargs: Any) -> _LocalContext:
 def _check_decimal(value: Any = "0", context: Any = None) -> None:
     from safe_eval.membrane.modules.fractions import check_exponent
 
+    isolate()  # the first Decimal of a run that loaded decimal itself: its own context
     # int()/floor() of a Decimal with a huge exponent build that many digits in one C call
     check_exponent(value, MAX_PREC)
     if type(value) is int and value.bit_length() > 14_000:
