@@ -616,6 +616,8 @@ class StmtCompiler(CompilerBase):
             try:
                 r = try_star(f)
             except BaseException as e:
+                if e.__class__ is Discarded:  # the run is over: no guest code runs
+                    raise
                 r2 = final(f)
                 if r2 is not None and not isinstance(e, _NOT_CATCHABLE):
                     return r2

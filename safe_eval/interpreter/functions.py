@@ -212,7 +212,12 @@ class Function:
         # reaches here; host code does (C callbacks such as ``key=``, dunders the host calls,
         # reflected operators, a decoded callable), so every argument is entered first.
         ctx = current_context()
-        if ctx is not None:
+        origin = self.origin
+        # it runs as is only inside its own run (or a host call into it), or a run deciding and
+        # auditing as its own does (a later run of the same Evaluator); anywhere else under its
+        # own run's policy and audit hook (session.call_as_origin), coming back through here
+        if ctx is not None and origin is not None and (
+                ctx.bound is origin.bound or (ctx.policy is origin.policy and ctx.audit is origin.audit)):
             kw: dict[str, Any] | None = kwargs
             refs = GUEST_REFS
             for a in args:  # the guest's own objects and plain data need no conversion (fast path)
@@ -226,9 +231,9 @@ class Function:
                 if kw:
                     args, kw = enter_call_args(args, kw, ctx.policy)
             return self.run(self, ctx.budget, args, kw)
-        from safe_eval.interpreter.session import call_fresh
+        from safe_eval.interpreter.session import call_as_origin
 
-        return call_fresh(self, args, kwargs)
+        return call_as_origin(origin, lambda: self(*args, **kwargs))
 
     def invoke(self, b: Any, args: Any, kwargs: dict[str, Any] | None = None) -> Any:
         return self.run(self, b, args, kwargs)

@@ -115,8 +115,12 @@ class Resumable:
         if self._running:
             raise ValueError(f"{self._kind()} already executing")
         ctx = current_context()
-        if ctx is None:  # the host resumes a generator a run returned: run under that run
-            resumed: tuple[bool, Any] = _host_call(self._origin, lambda: self._resume(how, value))
+        origin = self._origin
+        if ctx is None or origin is None or (ctx.bound is not origin.bound and (
+                ctx.policy is not origin.policy or ctx.audit is not origin.audit)):
+            # resumed by the host or from a run deciding otherwise: the body runs only under
+            # its own run (its policy and audit hook; the host's resume on its ResultBound)
+            resumed: tuple[bool, Any] = _as_origin(origin, lambda: self._resume(how, value))
             return resumed
         frame = self._frame
         frame[1] = b = ctx.budget
@@ -130,7 +134,8 @@ class Resumable:
             cur = getcurrent()
             g.parent = cur
             # the body sees the context of whoever resumes it (a greenlet starts with an empty
-            # one): its tool calls are decided and audited by the run in progress
+            # one), which is always its own run's (tested above): its tool calls are decided
+            # and audited by the run that made it
             g.gr_context = cur.gr_context
             r = g.switch(value) if how == _SEND else g.throw(value)
         except BaseException:
@@ -163,8 +168,10 @@ class Resumable:
         if not self._started or self._done:
             self._done = True
             return
-        if current_context() is None:  # a host close: under the run that made it
-            _host_call(self._origin, self._close)
+        ctx = current_context()
+        origin = self._origin
+        if ctx is None or origin is None or ctx.bound is not origin.bound:
+            _as_origin(origin, self._close)  # a host close, or from another run: under its own run
             return
         try:
             finished, _ = self._resume(_THROW, GeneratorExit())
@@ -193,19 +200,24 @@ class Resumable:
             pass  # as CPython: an exception in a finalizer is not the host's to handle
 
     def _discard(self) -> None:
+        # The one rule every unwinding construct honours (try/finally, except*, with, async
+        # with, async for, the host helpers below, a close): the body of a discarded generator
+        # unwinds with no run active (an empty context: call_tool refuses, a guest function
+        # called refuses, having no origin to run under) and the spent budget (the first op of
+        # any guest code raises). ``Discarded`` itself only spares the unwinding the work.
         self._done = True
         g = self._g
         if g.dead:
             return
+        self._frame[1] = _SPENT
         try:
+            g.gr_context = Context()
             g.parent = getcurrent()
             g.throw(Discarded)
         except greenlet_error:
             # dropped on another thread: greenlet unwinds it later on its own thread with
-            # GreenletExit; give it an empty context there, so no tool call finds a policy
-            # (call_tool refuses outside a run) and the body's budget is the spent one
-            g.gr_context = Context()
-            self._frame[1] = _SPENT
+            # GreenletExit, in the empty context set above
+            pass
 
 
 def _entered(value: Any) -> Any:
@@ -328,7 +340,14 @@ class _AStep:
             try:
                 value = yield r
                 how = _SEND
+            except GeneratorExit:
+                # this awaitable is closed (its awaiting coroutine was closed or dropped): as
+                # CPython, nothing is passed into the async generator (whose own close is
+                # ``aclose``), so no guest code runs on behalf of a dropped owner
+                raise
             except BaseException as e:  # forwarded into the async generator's pending await
+                if current_context() is None:  # outside any run: nothing enters guest code
+                    raise
                 how, value = _THROW, e
 
 
@@ -361,10 +380,10 @@ def _spent() -> Budget:
 _SPENT = _spent()
 
 
-def _host_call(origin: Origin | None, call: Callable[[], Any]) -> Any:
-    from safe_eval.interpreter.session import call_in_run
+def _as_origin(origin: Origin | None, call: Callable[[], Any]) -> Any:
+    from safe_eval.interpreter.session import call_as_origin
 
-    return call_in_run(origin, call)
+    return call_as_origin(origin, call)
 
 
 def make_generator(fn: Any, frame: Frame) -> Any:

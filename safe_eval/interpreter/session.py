@@ -10,21 +10,29 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from safe_eval import context
 from safe_eval.context import RunContext
-from safe_eval.errors import GuestError, InternalError, MemoryLimit, RecursionLimit, SafeEvalError
+from safe_eval.errors import (
+    GuestError,
+    InternalError,
+    MemoryLimit,
+    RecursionLimit,
+    SafeEvalError,
+)
 from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.compile_stmt import guest_raised
-from safe_eval.interpreter.functions import Origin
 from safe_eval.interpreter.runtime import raise_host_recursion_limit
 from safe_eval.limits import watchdog
 from safe_eval.limits.memory import release as release_memory
 from safe_eval.limits.stack import BIG_STACK_THREAD, call_with_stack, stack_for
 from safe_eval.limits.stackguard import ensure_main_thread_stack, needs_big_stack_thread
 
-__all__ = ["call_fresh", "call_in_run", "run_guarded", "to_api_error"]
+if TYPE_CHECKING:
+    from safe_eval.interpreter.functions import Origin
+
+__all__ = ["call_as_origin", "call_in_run", "run_guarded", "to_api_error"]
 
 
 def run_guarded(
@@ -60,6 +68,10 @@ def run_guarded(
     try:
         # ``_run`` written out: one host call fewer on every evaluation
         token = context.enter_outermost(ctx)
+        if "decimal" in _modules:  # the run's Decimal operations use a decimal context of its own
+            from safe_eval.membrane.modules.decimal import isolate
+
+            isolate()
         raise_host_recursion_limit(ctx.budget.max_depth)
         return fn(*args)
     except BaseException as e:
@@ -98,6 +110,7 @@ _greenlet_pending = True
 # Only a shortcut: any other id is decided by needs_big_stack_thread() as before (after a
 # fork the child's only thread may have another id; it then takes the general test).
 _MAIN_IDENT = threading.main_thread().ident
+_modules = sys.modules
 
 
 def _run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
@@ -149,22 +162,20 @@ def to_api_error(e: BaseException) -> BaseException:
     return GuestError(type(e).__name__, message, frames, enter_guest(e))
 
 
-def call_fresh(fn: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """A host call of a guest function with no run in progress: under the run that defined
-    it, on a budget drawn from that run's ``ResultBound``."""
-    return call_in_run(fn.origin, lambda: fn(*args, **kwargs))  # through the door in Function.__call__
-
-
-def call_in_run(origin: Any, call: Callable[[], Any]) -> Any:
+def call_in_run(origin: Origin | None, call: Callable[[], Any]) -> Any:
     """Run ``call()`` (guest code the host asked for: a decoded function, a dunder of a returned
     guest object, a resume or close of a returned generator) under ``origin``'s policy and audit
     hook, on a budget drawn from its run's ``ResultBound`` and paid back after: a sequence of
-    host calls into one run's results shares one run's limits (``limits/result_bound.py``)."""
-    if origin is None:  # made outside any run (never by guest code): the default policy's bound
-        from safe_eval.policy import resolve_policy
-
-        policy = resolve_policy(None)
-        origin = Origin(policy, policy.limits, "<safe-eval>")
+    host calls into one run's results shares one run's limits (``limits/result_bound.py``).
+    Inside another run in progress (that run's tool calls back into this one's object) the
+    call is nested in it, and still decided, audited and bounded as ``origin``'s run: the
+    caller's policy never decides for an object it did not make."""
+    if origin is None:
+        # Made while no run was active (guest code reached by a path that escaped its run):
+        # no policy is its own, and none is assumed for it (a default policy would grant the
+        # env's tools under a fresh bound on every call).
+        raise InternalError("a guest object that belongs to no run was called: refused (no policy "
+                            "is assumed for it)")
     bound = origin.bound
     budget = bound.draw()
     ctx = RunContext(budget, origin.policy, origin.audit, origin.run_nested, origin.filename,
@@ -173,3 +184,23 @@ def call_in_run(origin: Any, call: Callable[[], Any]) -> Any:
         return run_guarded(ctx, call)
     finally:
         bound.settle(budget)
+
+
+def call_as_origin(origin: Origin | None, call: Callable[[], Any]) -> Any:
+    """Run ``call()`` (guest code of an object ``origin``'s run made) where the context in
+    progress is not that run's: with no run in progress, a host call (``call_in_run``);
+    inside another run (a tool of run B calling back a function run A returned), nested in
+    it under ``origin``'s policy and audit hook, charged to the caller's budget, so run B's
+    policy never decides for run A's code. Objects made during the call belong to ``origin``'s
+    run. Callers test first that the active context is not already ``origin``'s
+    (``ctx.bound is origin.bound``)."""
+    ctx = context.current_context()
+    if ctx is None or origin is None:
+        return call_in_run(origin, call)
+    inner = RunContext(ctx.budget, origin.policy, origin.audit, origin.run_nested, origin.filename,
+                       bound=origin.bound, keep=origin.keep)
+    token = context.enter(inner)
+    try:
+        return call()
+    finally:
+        context.leave(token)

@@ -63,6 +63,7 @@ from safe_eval.limits.estimates import (
     known_len,
     repr_bytes,
 )
+from safe_eval.limits.indices import as_index, as_optional_index
 from safe_eval.limits.iteration import g_iter, lazy_adapter, range_contains
 from safe_eval.limits.numbers import check_operands, check_to_int, gcd_ns
 from safe_eval.limits.operators import counting, guarded_binop, mul_slow, pow_modular_check, price_pow
@@ -228,17 +229,32 @@ def g_divmod(a: Any, b: Any, /) -> Any:
     return builtins.divmod(a, b)
 
 
-def price_round(number: Any, ndigits: Any) -> None:
+def price_round(number: Any, ndigits: Any) -> Any:
     """``round(number, ndigits)``: ``round(Decimal('1E+999999'))`` builds a million-digit int in
-    one C call; ``round(7, -10**7)`` computes ``10 ** 10**7`` first."""
+    one C call; ``round(7, -10**7)`` computes ``10 ** 10**7`` first, and
+    ``round(Fraction(1, 3), 10**7)`` does in ``fractions``' Python code. Returns ``ndigits`` as
+    the routine must receive it (read once, for the host number types)."""
     if ndigits is None:
         check_to_int(number)
-    elif type(ndigits) is int and ndigits < 0 and isinstance(number, int):
-        price_pow(10, -ndigits)
+        return None
+    if isinstance(number, int | float):  # their __round__ reads ndigits with __index__
+        ndigits = as_index(ndigits)
+        if ndigits < 0 and isinstance(number, int):
+            price_pow(10, -ndigits)
+    elif isinstance(number, _fraction_type()):
+        ndigits = as_index(ndigits)  # ``Fraction.__round__`` computes ``10 ** abs(ndigits)``
+        price_pow(10, abs(ndigits))
+    return ndigits
+
+
+def _fraction_type() -> Any:
+    # fractions is loaded with the membrane's stdlib types; before that no Fraction exists
+    module = sys.modules.get("fractions")
+    return module.Fraction if module is not None else ()
 
 
 def g_round(number: Any, ndigits: Any = None) -> Any:
-    price_round(number, ndigits)
+    ndigits = price_round(number, ndigits)
     return builtins.round(number, ndigits)
 
 
@@ -247,8 +263,8 @@ def check_construct(cls: type, args: tuple[Any, ...]) -> None:
     arguments ask for are checked as for the host type (``class B(bytearray)``, ``B(2**31)``)."""
     if len(args) == 1 and issubclass(cls, bytes | bytearray):
         source = args[0]
-        if isinstance(source, int) and not isinstance(source, bool):
-            _check_alloc(source)
+        if _is_size(source):
+            _check_alloc(as_index(source))
 
 
 def price_text(obj: Any) -> None:
@@ -327,13 +343,22 @@ def _dict(*args: Any, **kwargs: Any) -> dict[Any, Any]:
     return dict(*args, **kwargs)
 
 
+def _is_size(source: Any) -> bool:
+    """``bytes(source)``/``bytearray(source)`` reads ``source`` as a size (zero bytes): CPython
+    tries the buffer protocol, then ``__index__`` (``bytes(K())`` with a guest ``__index__``)."""
+    if isinstance(source, str | bytes | bytearray | memoryview) or hasattr(type(source), "__bytes__"):
+        return False
+    return hasattr(type(source), "__index__")
+
+
 def _bytes_like(cls: type) -> Callable[..., Any]:
     def construct(*args: Any, **kwargs: Any) -> Any:
         if len(args) == 1 and not kwargs:
             source = args[0]
-            if isinstance(source, int) and not isinstance(source, bool):
-                _check_alloc(source)
-                return cls(source)
+            if _is_size(source):
+                size = as_index(source)  # read once: the size priced is the size allocated
+                _check_alloc(size)
+                return cls(size)
             if not isinstance(source, str | bytes | bytearray | memoryview):
                 return cls(prepare(source, 1))
         return cls(*args, **kwargs)
@@ -383,7 +408,8 @@ GUARDED_CONSTRUCTORS: dict[type, Callable[..., Any]] = {
 # -- methods -------------------------------------------------------------------------------
 def _pad(name: str) -> Callable[..., Any]:
     def pad(self: Any, width: Any, *args: Any) -> Any:
-        if isinstance(width, int) and width > len(self):
+        width = as_index(width)
+        if width > len(self):
             _check_alloc(width * (4 if isinstance(self, str) else 1))
         return getattr(type(self), name)(self, width, *args)
 
@@ -392,13 +418,15 @@ def _pad(name: str) -> Callable[..., Any]:
 
 
 def _zfill(self: Any, width: Any) -> Any:
-    if isinstance(width, int) and width > len(self):
+    width = as_index(width)
+    if width > len(self):
         _check_alloc(width * (4 if isinstance(self, str) else 1))
     return type(self).zfill(self, width)
 
 
 def _expandtabs(self: Any, tabsize: Any = 8) -> Any:
-    if isinstance(tabsize, int) and tabsize > 1:
+    tabsize = as_index(tabsize)
+    if tabsize > 1:
         tab = "\t" if isinstance(self, str) else b"\t"
         _check_alloc(len(self) + self.count(tab) * tabsize * (4 if isinstance(self, str) else 1))
     return type(self).expandtabs(self, tabsize)
@@ -417,10 +445,11 @@ def _join(self: Any, iterable: Any) -> Any:
 
 
 def _replace(self: Any, old: Any, new: Any, count: Any = -1) -> Any:
+    count = as_index(count)
     if isinstance(old, str | bytes | bytearray) and isinstance(new, str | bytes | bytearray):
         if len(new) > len(old) and len(self) * len(new) > _BIG:
             hits = len(self) + 1 if not old else self.count(old)
-            if isinstance(count, int) and count >= 0:
+            if count >= 0:
                 hits = min(hits, count)
             _check_alloc((len(self) + hits * (len(new) - len(old))) * (4 if isinstance(self, str) else 1))
     return type(self).replace(self, old, new, count)
@@ -436,9 +465,10 @@ def _translate(self: str, table: Any) -> str:
 
 def _split(name: str) -> Callable[..., Any]:
     def split(self: Any, sep: Any = None, maxsplit: Any = -1) -> Any:
+        maxsplit = as_index(maxsplit)
         if len(self) > _BIG // 8:
             pieces = self.count(sep) + 1 if sep else len(self) // 2 + 1
-            if isinstance(maxsplit, int) and maxsplit >= 0:
+            if maxsplit >= 0:
                 pieces = min(pieces, maxsplit + 1)
             # A list slot plus a small string object per piece.
             _check_alloc(pieces * 60)
@@ -480,8 +510,8 @@ def _fromkeys(cls_or_self: Any, iterable: Any, value: Any = None) -> Any:
 
 
 def _to_bytes(self: int, length: Any = 1, byteorder: Any = "big", *, signed: bool = False) -> bytes:
-    if isinstance(length, int):
-        _check_alloc(length)
+    length = as_index(length)
+    _check_alloc(length)
     return int.to_bytes(self, length, byteorder, signed=signed)
 
 
@@ -558,7 +588,8 @@ def stdlib_guarded_methods() -> dict[type, dict[str, Callable[..., Any]]]:
 
 # -- math ----------------------------------------------------------------------------------
 def _factorial(n: Any, /) -> int:
-    if isinstance(n, int) and n > 1000:
+    n = as_index(n)
+    if n > 1000:
         bits = int(n * math.log2(n))
         b = current_or_default()
         b.check_alloc(int_bytes(bits))
@@ -567,9 +598,9 @@ def _factorial(n: Any, /) -> int:
     return math.factorial(n)
 
 
-def _big_combinatoric(n: Any, k: Any) -> None:
-    """comb(n, k) and perm(n, k) have about k * log2(n) bits."""
-    if isinstance(n, int) and isinstance(k, int) and n > 1000 and k > 0:
+def _big_combinatoric(n: int, k: int) -> None:
+    """comb(n, k) and perm(n, k) have about k * log2(n) bits (``n``, ``k`` already read)."""
+    if n > 1000 and k > 0:
         bits = int(k * math.log2(n))
         b = current_or_default()
         b.check_alloc(int_bytes(bits))
@@ -577,12 +608,13 @@ def _big_combinatoric(n: Any, k: Any) -> None:
 
 
 def _comb(n: Any, k: Any, /) -> int:
-    if isinstance(n, int) and isinstance(k, int):
-        _big_combinatoric(n, min(k, n - k))
+    n, k = as_index(n), as_index(k)
+    _big_combinatoric(n, min(k, n - k))
     return math.comb(n, k)
 
 
 def _perm(n: Any, k: Any = None, /) -> int:
+    n, k = as_index(n), as_optional_index(k)
     _big_combinatoric(n, n if k is None else k)
     return math.perm(n, k)
 
@@ -599,7 +631,8 @@ def _gcd_like(fn: Callable[..., int]) -> Callable[..., int]:
     done pairwise here so each step ticks and is charged by size."""
 
     @wraps(fn)
-    def guarded(*ints: Any) -> int:
+    def guarded(*args: Any) -> int:
+        ints = [as_index(x) for x in args]  # a guest __index__ could return a bigger int later
         if len(ints) <= 2:
             if len(ints) == 2 and type(ints[0]) is int and type(ints[1]) is int:
                 bits = max(ints[0].bit_length(), ints[1].bit_length())
@@ -638,29 +671,41 @@ def _pools(iterables: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     return [make(it) for it in iterables]
 
 
-def _product(*iterables: Any, repeat: int = 1) -> Iterator[tuple[Any, ...]]:
+# Bytes per slot of the index arrays and result tuple the combinatoric iterators allocate.
+_SLOT = 8
+
+
+def _product(*iterables: Any, repeat: Any = 1) -> Iterator[tuple[Any, ...]]:
+    repeat = as_index(repeat)
     pools = _pools(iterables)
-    if isinstance(repeat, int) and repeat > 1:
-        _check_alloc(sum(len(p) for p in pools) * repeat * 8)
+    if repeat > 1:
+        # CPython keeps len(pools) * repeat slots three times (the pools tuple, the indices,
+        # the result tuple) whatever the pools hold: ``product([], repeat=10**9)`` too.
+        _check_alloc(3 * _SLOT * len(pools) * repeat)
     return itertools.product(*pools, repeat=repeat)
 
 
+def _permutations(iterable: Any, r: Any = None) -> Iterator[Any]:
+    r = as_optional_index(r)
+    pool = GUARDED_CONSTRUCTORS[tuple](iterable)
+    n = len(pool)
+    # indices (n), cycles (r, even when r > n) and the result tuple (r)
+    _check_alloc(_SLOT * (n + 2 * (n if r is None else max(r, 0))))
+    return itertools.permutations(pool, r)
+
+
 def _with_r(fn: Callable[..., Iterator[Any]], name: str) -> Callable[..., Iterator[Any]]:
-    def guarded(iterable: Any, r: Any = None) -> Iterator[Any]:
+    """combinations/combinations_with_replacement: indices (r) and the result tuple (r)."""
+
+    def guarded(iterable: Any, r: Any) -> Iterator[Any]:
+        r = as_index(r)
         pool = GUARDED_CONSTRUCTORS[tuple](iterable)
-        if isinstance(r, int) and r > 0:
-            _check_alloc(r * 16)
-        return fn(pool) if r is None else fn(pool, r)
+        if r > 0:
+            _check_alloc(2 * _SLOT * r)
+        return fn(pool, r)
 
     guarded.__name__ = name
     return guarded
-
-
-def _cwr(iterable: Any, r: Any) -> Iterator[Any]:
-    pool = GUARDED_CONSTRUCTORS[tuple](iterable)
-    if isinstance(r, int) and r > 0:
-        _check_alloc(r * 16)
-    return itertools.combinations_with_replacement(pool, r)
 
 
 GUARDED_MODULE_ATTRS: dict[str, dict[str, Callable[..., Any]]] = {
@@ -678,8 +723,10 @@ GUARDED_MODULE_ATTRS: dict[str, dict[str, Callable[..., Any]]] = {
     },
     "itertools": {
         "product": _product,
-        "permutations": _with_r(itertools.permutations, "permutations"),
+        "permutations": _permutations,
         "combinations": _with_r(itertools.combinations, "combinations"),
-        "combinations_with_replacement": _cwr,
+        "combinations_with_replacement": _with_r(
+            itertools.combinations_with_replacement, "combinations_with_replacement"
+        ),
     },
 }

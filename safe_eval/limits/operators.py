@@ -39,6 +39,7 @@ from safe_eval.limits.estimates import (
     repr_bytes,
     seq_item_size,
 )
+from safe_eval.limits.indices import as_index
 from safe_eval.limits.numbers import check_operands, check_to_int
 
 __all__ = [
@@ -84,16 +85,18 @@ def _repeat(seq: Any, count: Any, reflected_name: str, op: Binop, a: Any, b: Any
             count = operator.index(count)
         except TypeError:
             return op(a, b)  # CPython's own error message
+    size = as_index(count)  # a guest int subclass's digits, not its comparison overrides
     n = len(seq)
-    if n and 0 < count <= sys.maxsize:  # above maxsize CPython raises OverflowError at once
-        charge_bytes(sys.getsizeof(seq) // 2 + n * count * seq_item_size(seq))
+    if n and 0 < size <= sys.maxsize:  # above maxsize CPython raises OverflowError at once
+        charge_bytes(sys.getsizeof(seq) // 2 + n * size * seq_item_size(seq))
     return op(seq, count)
 
 
 def mul_slow(a: Any, b: Any, op: Binop) -> Any:
     if isinstance(a, int) and isinstance(b, int):
-        if not (-_S < a < _S or -_S < b < _S):
-            bits_a, bits_b = a.bit_length(), b.bit_length()
+        x, y = as_index(a), as_index(b)  # int subclasses: priced on their digits
+        if not (-_S < x < _S or -_S < y < _S):
+            bits_a, bits_b = x.bit_length(), y.bit_length()
             budget = current_or_default()
             budget.check_alloc(int_bytes(bits_a + bits_b))
             budget.check_work(int_mul_ns(bits_a, bits_b))
@@ -137,7 +140,8 @@ def pow_slow(a: Any, b: Any, op: Binop) -> Any:
 
 def price_pow(a: Any, b: Any) -> None:
     """Charge ``a ** b`` (refuse it when too big or too slow) without computing it."""
-    if isinstance(a, int) and isinstance(b, int) and b > 0:
+    if isinstance(a, int) and isinstance(b, int) and as_index(b) > 0:
+        a, b = as_index(a), as_index(b)  # int subclasses: priced on their digits
         bits = int_pow_bits(a, b)
         if bits:
             budget = current_or_default()
@@ -152,11 +156,12 @@ def price_pow(a: Any, b: Any) -> None:
 
 def pow_modular_check(base: Any, exp: Any, mod: Any) -> None:
     """``pow(base, exp, mod)``: about ``exp.bit_length()`` modular squarings of ``mod``'s size."""
-    if type(base) is int and type(exp) is int and type(mod) is int and exp > 0:
-        mbits = mod.bit_length()
-        if mbits > 64:
+    if isinstance(base, int) and isinstance(exp, int) and isinstance(mod, int):
+        e, m = as_index(exp), as_index(mod)  # int subclasses: priced on their digits
+        mbits = m.bit_length()
+        if e > 0 and mbits > 64:
             per_step = int_mul_ns(mbits, mbits) + int_div_ns(2 * mbits, mbits)
-            current_or_default().check_work(exp.bit_length() * 1.5 * per_step)
+            current_or_default().check_work(e.bit_length() * 1.5 * per_step)
 
 
 def _make_pow(op: Binop) -> Binop:
@@ -172,8 +177,10 @@ def _make_pow(op: Binop) -> Binop:
 
 # -- << ------------------------------------------------------------------------------------
 def lshift_slow(a: Any, b: Any, op: Binop) -> Any:
-    if isinstance(a, int) and isinstance(b, int) and 0 < b <= sys.maxsize and a:
-        charge_bytes(int_bytes(a.bit_length() + b))
+    if isinstance(a, int) and isinstance(b, int):
+        x, y = as_index(a), as_index(b)  # int subclasses: priced on their digits
+        if 0 < y <= sys.maxsize and x:
+            charge_bytes(int_bytes(x.bit_length() + y))
     return op(a, b)
 
 
@@ -224,7 +231,7 @@ def _iadd(a: Any, b: Any) -> Any:
 # -- % and // ------------------------------------------------------------------------------
 def divlike_slow(a: Any, b: Any, op: Binop) -> Any:
     if isinstance(a, int) and isinstance(b, int):
-        current_or_default().check_work(int_div_ns(a.bit_length(), b.bit_length()))
+        current_or_default().check_work(int_div_ns(as_index(a).bit_length(), as_index(b).bit_length()))
     elif op is not operator.floordiv and op is not operator.ifloordiv and isinstance(a, str | bytes):
         for value in b if type(b) is tuple else (b,):
             check_to_int(value)  # '%d' % Decimal('1E+999999') converts it to an exact int

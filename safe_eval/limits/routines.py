@@ -39,6 +39,7 @@ from safe_eval.limits.slots import slot_guards, stdlib_slot_guards
 __all__ = [
     "OWNERS",
     "ROUTINES",
+    "inherits_priced",
     "is_priced_type",
     "method_price",
     "price_of",
@@ -74,6 +75,13 @@ def method_price(owner: type, name: str) -> Guard | None:
         return None
     routine = owner.__dict__.get(name)
     return None if routine is None else ROUTINES.get(routine)
+
+
+def inherits_priced(tp: type) -> bool:
+    """Some class in ``tp``'s MRO owns a priced routine: its attributes must be looked up
+    through ``method_price`` (``class S(str, B)`` and ``class S(str, Enum)`` put ``str`` in
+    the middle of the MRO, not just before ``object``)."""
+    return not OWNERS.isdisjoint(tp.__mro__)
 
 
 def super_price(sup: Any, name: str) -> Guard | None:

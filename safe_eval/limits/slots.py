@@ -42,7 +42,7 @@ def _sequence_repeat(raw: Guard) -> Guard:
     ``__index__`` cannot show the check one number and the slot another)."""
 
     def repeat(self: Any, count: Any) -> Any:
-        if not isinstance(count, int):
+        if type(count) is not int:  # an int subclass too: its digits, not its comparisons
             try:
                 count = operator.index(count)
             except TypeError:
@@ -155,8 +155,10 @@ def _walk2(raw: Guard) -> Guard:
 
 def _round(raw: Guard) -> Guard:
     def slot(self: Any, *args: Any) -> Any:
-        price_round(self, args[0] if args else None)
-        return raw(self, *args)
+        if not args:
+            price_round(self, None)
+            return raw(self)
+        return raw(self, price_round(self, args[0]), *args[1:])
 
     return slot
 

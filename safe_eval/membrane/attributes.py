@@ -37,7 +37,14 @@ from safe_eval.interpreter.identity import (
     is_guest_object,
     is_internal_type,
 )
-from safe_eval.limits.routines import OWNERS, method_price, register_methods, register_stdlib, super_price
+from safe_eval.limits.routines import (
+    OWNERS,
+    inherits_priced,
+    method_price,
+    register_methods,
+    register_stdlib,
+    super_price,
+)
 from safe_eval.membrane.admission import admitted, register_guest_visible, register_membrane_type
 from safe_eval.membrane.allowlists import (
     ALL_PUBLIC,
@@ -208,7 +215,7 @@ def get_attr(obj: object, name: str) -> Any:
     guest_class = ref is not None and ref() is tp
     if name[:1] != "_" and name.isascii():  # fast paths: public names
         if guest_class:
-            if tp.__mro__[-2] not in OWNERS:
+            if OWNERS.isdisjoint(tp.__mro__):  # ``inherits_priced`` inlined: any base, not just [-2]
                 value = getattr(obj, name)
                 return value if type(value) in PLAIN_SCALARS else _exit(value, obj, name)
         else:  # only host types enter ``_PUBLIC`` (``_host_get``), never interpreter types
@@ -242,7 +249,7 @@ def _remember(tp: type, name: str, action: Any) -> None:
 
 def _guest_get(obj: object, tp: type, name: str) -> Any:
     if not _looks_private(name):
-        if tp.__mro__[-2] in OWNERS:  # a guest subclass of str/list/dict ...: guarded methods
+        if inherits_priced(tp):  # a guest subclass of str/list/dict ... (any base): guarded methods
             priced = _priced(obj, tp, name)
             if priced is not None:
                 return priced

@@ -14,13 +14,12 @@ the copy on.
 - ``snapshot_items(value)``: the items of an iterable argument as an exact ``list``: a builtin
   container's storage, else ONE guest iteration, as guest code's ``list(value)`` would do it
   (the guest's ``__iter__`` runs in the interpreter, one op charged per item).
-- ``snapshot_index(value)``: a size or count as an exact ``int`` (``operator.index``, once).
+- sizes and counts: ``limits.indices.as_index`` (read once, priced on what the C routine reads).
 - ``snapshot_text(value)``: an exact ``str`` (a subclass's stored text), else None.
 """
 
 from __future__ import annotations
 
-import operator
 from typing import Any
 
 from safe_eval.limits.budget import current
@@ -28,7 +27,7 @@ from safe_eval.limits.operators import counting
 from safe_eval.membrane.modules._util import charge
 from safe_eval.policy.plain import plain, plain_name
 
-__all__ = ["snapshot", "snapshot_index", "snapshot_items", "snapshot_text"]
+__all__ = ["snapshot", "snapshot_items", "snapshot_text"]
 
 _SCALARS: frozenset[type] = frozenset({str, int, float, bool, bytes, complex, type(None)})
 _ALL = slice(None)
@@ -37,12 +36,6 @@ _ALL = slice(None)
 def snapshot_text(value: Any) -> str | None:
     """``value`` as an exact ``str`` when it is a ``str`` (a subclass: its stored text)."""
     return plain_name(value)
-
-
-def snapshot_index(value: Any) -> int:
-    """``value`` as an exact ``int``, by ``operator.index`` once (a guest ``__index__`` runs
-    once, in the interpreter; the result is exact since 3.10)."""
-    return operator.index(value)
 
 
 def snapshot_items(value: Any) -> list[Any]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from safe_eval import safe_eval
-from safe_eval.errors import MemoryLimit, TimeLimit
+from safe_eval.errors import GuestError, MemoryLimit, TimeLimit
 
 LIMITS = {"time": 2.0, "memory": 256 * 2**20}
 
@@ -79,3 +79,116 @@ def test_a_host_routine_reached_by_another_path_costs_the_same(code, limit):
         "map-int", "decimal-round", "fraction-floor"])
 def test_priced_routines_still_give_cpythons_answers(code, expected):
     assert safe_eval(code, {}) == expected
+
+
+# -- sizes read once: a guest ``__index__`` cannot slip a size past the price (issue 10) ------
+# Each routine reads its int-like arguments ONCE (``limits.indices``), prices that value and
+# passes only that value on. The messages are the up-front refusals' (``check_alloc``:
+# "allocation too large", ``check_work``: "operation would take too long"): a run that made
+# the allocation and was caught afterwards by the memory sampler would end differently.
+SMALL = {"time": 0.5, "memory": 64 * 2**20}
+INDEX = "class K:\n    def __init__(self, v):\n        self.v = v\n    def __index__(self):\n        return self.v\n"
+SUBCLASS_LIES = (
+    "class I(int):\n    def __gt__(self, other):\n        return False\n"
+    "    def __lt__(self, other):\n        return False\n    def __ge__(self, other):\n        return False\n"
+    "    def __le__(self, other):\n        return False\n"
+)
+ALLOC = (MemoryLimit, "allocation too large")
+WORK = (TimeLimit, "operation would take too long")
+
+SIZE_ARGUMENTS = [
+    ("str-ljust-index-width", INDEX + "'a'.ljust(K(10**8))", ALLOC),
+    ("str-center-index-width", INDEX + "'a'.center(K(10**8))", ALLOC),
+    ("str-zfill-index-width", INDEX + "'1'.zfill(K(10**8))", ALLOC),
+    ("bytes-expandtabs-index-tabsize", INDEX + "(b'\\t' * 10).expandtabs(K(10**7))", ALLOC),
+    ("int-to-bytes-index-length", INDEX + "(1).to_bytes(K(10**8), 'big')", ALLOC),
+    ("bytes-of-an-index-object", INDEX + "bytes(K(10**8))", ALLOC),
+    ("bytearray-of-an-index-object", INDEX + "bytearray(K(10**8))", ALLOC),
+    ("guest-bytes-subclass-of-an-index-object", INDEX + "class B(bytes): pass\nB(K(10**8))", ALLOC),
+    ("product-index-repeat", INDEX + "import itertools\nitertools.product([1], repeat=K(10**7))", ALLOC),
+    ("product-empty-pool-repeat", "import itertools\nitertools.product([], repeat=10**7)", ALLOC),
+    ("permutations-index-r", INDEX + "import itertools\nitertools.permutations([1], K(10**7))", ALLOC),
+    ("combinations-index-r", INDEX + "import itertools\nitertools.combinations([1], K(10**8))", ALLOC),
+    ("factorial-index", INDEX + "import math\nmath.factorial(K(3 * 10**5))", WORK),
+    ("comb-index", INDEX + "import math\nmath.comb(K(4 * 10**5), K(2 * 10**5))", WORK),
+    ("round-index-digits", INDEX + "round(7, K(-10**7))", WORK),
+    ("round-slot-index-digits", INDEX + "(7).__round__(K(-10**7))", WORK),
+    ("random-sample-index-k",
+     "import random\nclass K:\n    def __index__(self):\n        return 10**8\n"
+     "    def __ge__(self, o):\n        return True\n    def __le__(self, o):\n        return True\n"
+     "random.sample(range(10), K())", ALLOC),
+    ("random-choices-index-k", INDEX + "import random\nrandom.choices([1], k=K(10**8))", ALLOC),
+    ("random-randbytes-index", INDEX + "import random\nrandom.randbytes(K(10**8))", ALLOC),
+    ("str-repeat-int-subclass-lies", SUBCLASS_LIES + "'ab' * I(10**8)", ALLOC),
+    ("str-mul-slot-int-subclass-lies", SUBCLASS_LIES + "'ab'.__mul__(I(10**8))", ALLOC),
+    ("lshift-int-subclass-lies", SUBCLASS_LIES + "1 << I(10**10)", ALLOC),
+    ("modular-pow-int-subclass", SUBCLASS_LIES + "pow(7, I(1 << 10**5), I((1 << 20000) + 1))", WORK),
+    ("str-mixin-ljust", "class B:\n    pass\nclass S(str, B):\n    pass\nS('x').ljust(10**8)", ALLOC),
+    ("str-enum-mixin-ljust", "import enum\nclass S(str, enum.Enum):\n    A = 'x'\nS.A.ljust(10**8)", ALLOC),
+    ("list-mixin-extend", "class B:\n    pass\nclass L(list, B):\n    pass\n"
+     "L().extend(bytearray(10**7))", ALLOC),
+]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("code", "outcome"), [(c, o) for _, c, o in SIZE_ARGUMENTS],
+                         ids=[i for i, _, _ in SIZE_ARGUMENTS])
+def test_a_size_argument_is_priced_as_the_routine_reads_it(code, outcome):
+    error, message = outcome
+    with pytest.raises(error, match=message):
+        safe_eval(code, {}, limits=SMALL)
+
+
+@pytest.mark.parametrize("code", [
+    SUBCLASS_LIES + "import decimal\nc = decimal.getcontext()\nc.prec = I(10**8)",
+    SUBCLASS_LIES + "import decimal\ndecimal.Context(prec=I(10**8))",
+    SUBCLASS_LIES + "import decimal\nwith decimal.localcontext(prec=I(10**8)):\n    pass",
+], ids=["set-on-context", "context-constructor", "localcontext"])
+def test_a_decimal_precision_is_capped_on_the_digits_the_context_reads(code):
+    with pytest.raises(GuestError, match="ValueError: decimal precision is limited to 4000 digits"):
+        safe_eval(code, {}, limits=SMALL)
+
+
+def test_a_json_indent_is_checked_as_the_encoder_reads_it():
+    code = INDEX + "import json\njson.dumps([1, 2], indent=K(10**8))"
+    with pytest.raises(GuestError, match="ValueError: json: indent must be at most 64"):
+        safe_eval(code, {}, limits=SMALL)
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    (INDEX + "'a'.ljust(K(3))", "a  "),
+    (INDEX + "'7'.zfill(K(3))", "007"),
+    (INDEX + "bytes(K(3))", b"\0\0\0"),
+    (INDEX + "(258).to_bytes(K(2), 'big')", b"\x01\x02"),
+    (INDEX + "'a b c'.split(' ', K(1))", ["a", "b c"]),
+    (INDEX + "import itertools\nlist(itertools.product([0, 1], repeat=K(2)))", [(0, 0), (0, 1), (1, 0), (1, 1)]),
+    ("import itertools\nlist(itertools.product([], repeat=3))", []),
+    (INDEX + "import itertools\nlist(itertools.permutations('ab', K(2)))", [("a", "b"), ("b", "a")]),
+    ("import itertools\nlist(itertools.permutations('ab', 3))", []),
+    (INDEX + "import math\nmath.factorial(K(5))", 120),
+    (INDEX + "import math\nmath.comb(K(5), K(2))", 10),
+    (INDEX + "import math\nmath.perm(K(5))", 120),
+    (INDEX + "import math\nmath.gcd(K(12), K(18))", 6),
+    (INDEX + "round(1234, K(-2))", 1200),
+    (INDEX + "round(2.675, K(1))", 2.7),
+    ("import fractions\nround(fractions.Fraction(1, 3), 2)", __import__("fractions").Fraction(33, 100)),
+    (INDEX + "import random\nlen(random.sample(range(10), K(3)))", 3),
+    (INDEX + "import random\nlen(random.choices([1, 2], k=K(4)))", 4),
+    (INDEX + "import json\njson.dumps([1], indent=K(1))", "[\n 1\n]"),
+    (SUBCLASS_LIES + "'ab' * I(2)", "abab"),
+    ("import enum\nclass S(str, enum.Enum):\n    A = 'x'\nS.A.ljust(3)", "x  "),
+], ids=["ljust", "zfill", "bytes", "to-bytes", "split", "product", "product-empty", "permutations",
+        "permutations-r-above-n", "factorial", "comb", "perm", "gcd", "round-int", "round-float",
+        "round-fraction", "sample", "choices", "json-indent", "int-subclass-repeat", "enum-mixin-ljust"])
+def test_a_size_read_once_gives_cpythons_answer(code, expected):
+    assert safe_eval(code, {}) == expected
+
+
+@pytest.mark.parametrize(("code", "message"), [
+    ("'a'.ljust(1.5)", "'float' object cannot be interpreted as an integer"),
+    ("import itertools\nitertools.product([1], repeat='2')", "'str' object cannot be interpreted as an integer"),
+    ("import math\nmath.factorial(2.0)", "'float' object cannot be interpreted as an integer"),
+], ids=["ljust-float", "product-str-repeat", "factorial-float"])
+def test_a_size_that_is_no_integer_gets_cpythons_type_error(code, message):
+    with pytest.raises(GuestError, match=f"TypeError: {message}"):
+        safe_eval(code, {})

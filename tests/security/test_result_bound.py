@@ -114,3 +114,37 @@ def test_each_run_has_its_own_bound() -> None:
 def test_refill_refuses_what_no_run_made() -> None:
     with pytest.raises(TypeError, match="no safe-eval run made this list object"):
         safe_eval.refill([])
+
+
+def test_memory_a_returned_function_keeps_is_carried_from_call_to_call() -> None:
+    from safe_eval.errors import MemoryLimit
+
+    score = safe_eval.safe_callable(
+        "keep = []\ndef score(x):\n    keep.append(bytearray(40_000_000))\n    return len(keep)\n",
+        limits={"memory": 64 * 2**20})
+    assert score(0) == 1  # 40 MB held, inside the 64 MiB limit
+    with pytest.raises(MemoryLimit, match="allocation too large"):
+        score(1)  # another 40 MB would hold 80 MB: over the one run's limit
+
+
+def test_eight_threads_calling_a_returned_spinner_together_spend_one_runs_ops() -> None:
+    import threading
+
+    code = "count = [0]\ndef spin():\n    while True:\n        count[0] += 1\n"
+    alone = safe_eval.Evaluator().exec(code, limits=LIMITS)
+    with pytest.raises(OpLimit):
+        alone["spin"]()
+    ns = safe_eval.Evaluator().exec(code, limits=LIMITS)
+    stopped: list[OpLimit] = []
+
+    def worker() -> None:
+        try:
+            ns["spin"]()
+        except OpLimit as e:
+            stopped.append(e)
+    threads = [threading.Thread(target=worker) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert (len(stopped), ns["count"][0] <= alone["count"][0]) == (8, True)

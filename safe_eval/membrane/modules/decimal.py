@@ -5,10 +5,13 @@
 gets ``getcontext``/``localcontext``/``Context`` returning a ``GuestContext`` view whose
 ``prec``/``Emax``/``Emin`` setters are capped (MAX_PREC).
 
-The thread's decimal context is host state: the first time an evaluation touches it
-(``getcontext``/``localcontext``), the thread gets a private copy for the rest of that
-evaluation and the host's own context is put back when the evaluation ends
-(``context.on_run_exit``), so ``getcontext().prec = 3`` never changes the host's arithmetic.
+The thread's decimal context is host state, and every Decimal operation writes to it (its
+``flags``: ``Decimal(1) / Decimal(0)`` caught by the guest leaves ``DivisionByZero`` set). So a
+run owns a private copy of it from its start when ``decimal`` is loaded (no Decimal exists
+otherwise: ``session.run_guarded`` calls ``isolate``), or from the first time it loads it
+(``getcontext``/``localcontext``/constructing a ``Decimal``), and the host's own context is
+put back when the run ends (``context.on_run_exit``): neither the host nor the next run sees
+the run's precision or flags.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from types import TracebackType
 from typing import Any
 
 from safe_eval import context
+from safe_eval.limits.indices import as_index
 from safe_eval.membrane.modules._util import pick
 
 # ln/exp/non-integer ** at 5 000 digits take ~1 s in C, at 50 000 digits minutes (measured)
@@ -32,11 +36,16 @@ CONSTANTS = ["DecimalException", "InvalidOperation", "DivisionByZero", "Inexact"
 _SETTABLE = {"prec", "rounding", "Emin", "Emax", "capitals", "clamp"}
 
 
-def _check(name: str, value: Any) -> None:
-    if name == "prec" and isinstance(value, int) and value > MAX_PREC:
-        raise ValueError(f"decimal precision is limited to {MAX_PREC} digits in safe-eval")
-    if name in ("Emax", "Emin") and isinstance(value, int) and abs(value) > MAX_EXP:
-        raise ValueError(f"decimal exponent limits are capped at {MAX_EXP} in safe-eval")
+def _check(name: str, value: Any) -> Any:
+    """``value`` as the context will read it, refused above the caps (an int subclass is read
+    for its digits: its comparison overrides cannot pass a huge precision)."""
+    if name in ("prec", "Emax", "Emin") and isinstance(value, int):
+        value = as_index(value)
+        if name == "prec" and value > MAX_PREC:
+            raise ValueError(f"decimal precision is limited to {MAX_PREC} digits in safe-eval")
+        if name != "prec" and abs(value) > MAX_EXP:
+            raise ValueError(f"decimal exponent limits are capped at {MAX_EXP} in safe-eval")
+    return value
 
 
 class GuestContext:
@@ -58,8 +67,7 @@ class GuestContext:
     def __setattr__(self, name: str, value: Any) -> None:
         if name not in _SETTABLE:
             raise AttributeError(f"'Context' attribute '{name}' cannot be set in safe-eval")
-        _check(name, value)
-        setattr(self._ctx, name, value)
+        setattr(self._ctx, name, _check(name, value))
 
     def __safe_eval_getattr__(self, name: str) -> Any:
         """The membrane's hook for a guest ``ctx.name`` read: public context attributes."""
@@ -76,7 +84,7 @@ class GuestContext:
         return repr(self._ctx)
 
 
-def _isolate() -> None:
+def isolate() -> None:
     """Give the running evaluation its own copy of the thread's decimal context (once)."""
     root = context.outermost()
     if root is None or _HOST_CONTEXT in root.extra:
@@ -91,14 +99,13 @@ _HOST_CONTEXT = "decimal-host-context"
 
 
 def getcontext() -> GuestContext:
-    _isolate()
+    isolate()
     return GuestContext(decimal.getcontext())
 
 
 def Context(**kwargs: Any) -> GuestContext:
-    for name, value in kwargs.items():
-        _check(name, value)
-    return GuestContext(decimal.Context(**kwargs))
+    checked = {name: _check(name, value) for name, value in kwargs.items()}
+    return GuestContext(decimal.Context(**checked))
 
 
 class _LocalContext:
@@ -109,14 +116,13 @@ class _LocalContext:
         self._kwargs = kwargs
 
     def __enter__(self) -> GuestContext:
-        _isolate()
+        isolate()
         self._saved = decimal.getcontext()
         ctx = self._saved.copy()
         for name, value in self._kwargs.items():
             if name not in _SETTABLE:
                 raise TypeError(f"'{name}' is an invalid keyword argument for this function")
-            _check(name, value)
-            setattr(ctx, name, value)
+            setattr(ctx, name, _check(name, value))
         decimal.setcontext(ctx)
         return GuestContext(ctx)
 
@@ -139,6 +145,7 @@ def localcontext(ctx: Any = None, **kwargs: Any) -> _LocalContext:
 def _check_decimal(value: Any = "0", context: Any = None) -> None:
     from safe_eval.membrane.modules.fractions import check_exponent
 
+    isolate()  # the first Decimal of a run that loaded decimal itself: its own context
     # int()/floor() of a Decimal with a huge exponent build that many digits in one C call
     check_exponent(value, MAX_PREC)
     if type(value) is int and value.bit_length() > 14_000:

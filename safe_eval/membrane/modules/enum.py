@@ -15,8 +15,9 @@ import enum
 from typing import Any
 
 from safe_eval.interpreter.identity import is_guest_class, register_guest_class
+from safe_eval.limits.indices import as_index
 from safe_eval.membrane.modules._util import pick
-from safe_eval.membrane.snapshot import snapshot, snapshot_index, snapshot_items, snapshot_text
+from safe_eval.membrane.snapshot import snapshot, snapshot_items, snapshot_text
 
 HELPERS = ["auto", "unique", "verify", "UNIQUE", "CONTINUOUS", "NAMED_FLAGS", "member", "nonmember"]
 
@@ -80,7 +81,7 @@ def _functional(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[An
                 raise TypeError(f"enum {key}= must be a str")
             out[key] = text
     if "start" in out:
-        out["start"] = snapshot_index(out["start"])
+        out["start"] = as_index(out["start"])
     boundary = out.get("boundary")
     if boundary is not None and type(boundary) is not getattr(enum, "FlagBoundary", None):
         raise TypeError("enum boundary= must be an enum.FlagBoundary")

@@ -3,9 +3,9 @@
 Two hazards of host C iterators: an infinite or astronomically long one (``count``,
 ``cycle``, ``repeat``, the combinatoric ones) consumed by another C call (``list``, ``sum``)
 never returns to the interpreter, and ``product``/``permutations``/``combinations`` first copy
-their inputs into tuples (``repeat=10**9`` is gigabytes). So those are wrapped in
-``FuelIter`` (one operation per item, the budget can stop them) and their pool sizes are
-checked before the call.
+their inputs into tuples and allocate index arrays (``repeat=10**9`` is gigabytes). So those
+are wrapped in ``FuelIter`` (one operation per item, the budget can stop them) and priced
+before the call by their routine's guard.
 """
 
 from __future__ import annotations
@@ -14,26 +14,11 @@ import itertools
 from collections.abc import Iterable
 from typing import Any
 
-from safe_eval.membrane.modules._util import FuelIter, check_alloc, pick
+from safe_eval.limits.routines import ROUTINES as _PRICED
+from safe_eval.membrane.modules._util import FuelIter, pick
 
 PLAIN = ["accumulate", "chain", "compress", "dropwhile", "filterfalse", "groupby", "islice",
          "pairwise", "starmap", "takewhile", "tee", "zip_longest"]
-
-_REF = 8  # bytes per tuple slot
-
-
-def _materialised(iterable: Any) -> Any:
-    """A re-iterable pool whose size we know (sized inputs are kept as they are)."""
-    if hasattr(type(iterable), "__len__"):
-        return iterable
-    return tuple(FuelIter(iter(iterable)))
-
-
-def _size(pool: Any) -> int:
-    try:
-        return len(pool)
-    except (TypeError, OverflowError):
-        return 1 << 62
 
 
 def count(start: Any = 0, step: Any = 1) -> FuelIter:
@@ -49,29 +34,22 @@ def repeat(obj: Any, times: Any = None) -> FuelIter:
     return FuelIter(it)
 
 
-def product(*iterables: Iterable[Any], repeat: int = 1) -> FuelIter:
-    pools = [_materialised(it) for it in iterables]
-    if isinstance(repeat, int):
-        check_alloc(_REF * sum(_size(p) for p in pools) * max(repeat, 0))
-    return FuelIter(itertools.product(*pools, repeat=repeat))
+# The combinatoric iterators: priced by their routine's one guard (``limits.routines``: the
+# pools, ``repeat``/``r`` read once with ``__index__``), metered per item here.
+def product(*iterables: Iterable[Any], repeat: Any = 1) -> FuelIter:
+    return FuelIter(_PRICED[itertools.product](*iterables, repeat=repeat))
 
 
 def permutations(iterable: Iterable[Any], r: Any = None) -> FuelIter:
-    pool = _materialised(iterable)
-    check_alloc(_REF * 3 * _size(pool))
-    return FuelIter(itertools.permutations(pool, r))
+    return FuelIter(_PRICED[itertools.permutations](iterable, r))
 
 
-def combinations(iterable: Iterable[Any], r: int) -> FuelIter:
-    pool = _materialised(iterable)
-    check_alloc(_REF * 2 * _size(pool))
-    return FuelIter(itertools.combinations(pool, r))
+def combinations(iterable: Iterable[Any], r: Any) -> FuelIter:
+    return FuelIter(_PRICED[itertools.combinations](iterable, r))
 
 
-def combinations_with_replacement(iterable: Iterable[Any], r: int) -> FuelIter:
-    pool = _materialised(iterable)
-    check_alloc(_REF * 2 * _size(pool))
-    return FuelIter(itertools.combinations_with_replacement(pool, r))
+def combinations_with_replacement(iterable: Iterable[Any], r: Any) -> FuelIter:
+    return FuelIter(_PRICED[itertools.combinations_with_replacement](iterable, r))
 
 
 def build() -> dict[str, Any]:

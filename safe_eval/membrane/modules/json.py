@@ -14,8 +14,9 @@ from typing import Any
 
 from safe_eval.errors import RecursionLimit
 from safe_eval.limits.budget import current_or_default
+from safe_eval.limits.indices import as_index
 from safe_eval.membrane.modules._util import check_alloc
-from safe_eval.membrane.snapshot import snapshot, snapshot_index, snapshot_items, snapshot_text
+from safe_eval.membrane.snapshot import snapshot, snapshot_items, snapshot_text
 
 MAX_INDENT = 64
 MAX_SEPARATOR = 64
@@ -51,7 +52,7 @@ def _indent(value: Any) -> int | str | None:
         if len(text) > MAX_INDENT:
             raise ValueError(f"json: indent must be at most {MAX_INDENT} characters")
         return text
-    size = snapshot_index(value)
+    size = as_index(value)
     if size > MAX_INDENT:
         raise ValueError(f"json: indent must be at most {MAX_INDENT}")
     return size

@@ -11,8 +11,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from safe_eval.limits.indices import as_index
 from safe_eval.membrane.modules._util import check_alloc
-from safe_eval.membrane.snapshot import snapshot_index
 
 PER_RUN = True
 
@@ -26,24 +26,24 @@ class Random(random.Random):
     """``random.Random`` with the size-taking methods checked first."""
 
     def getrandbits(self, k: int, /) -> int:
-        k = snapshot_index(k)  # the size checked is the size used (a guest __index__ runs once)
+        k = as_index(k)  # the size checked is the size used (a guest __index__ runs once)
         if k > 4096:
             check_alloc(k // 8)
         return super().getrandbits(k)
 
     def randbytes(self, n: int) -> bytes:
-        n = snapshot_index(n)
+        n = as_index(n)
         check_alloc(n)
         return super().randbytes(n)
 
     def choices(self, population: Any, weights: Any = None, *, cum_weights: Any = None,
                 k: int = 1) -> list[Any]:
-        k = snapshot_index(k)
+        k = as_index(k)
         check_alloc(8 * k)
         return super().choices(population, weights, cum_weights=cum_weights, k=k)
 
     def sample(self, population: Any, k: int, *, counts: Any = None) -> list[Any]:
-        k = snapshot_index(k)
+        k = as_index(k)
         check_alloc(8 * k)
         return super().sample(population, k, counts=counts)
 
