@@ -16,22 +16,18 @@ from typing import Any
 
 from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.annotations import class_annotations
+from safe_eval.interpreter.functions import Function
 from safe_eval.interpreter.identity import is_guest_class, register_guest_class
 from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
 from safe_eval.interpreter.tracebacks import CodeInfo
-from safe_eval.membrane.dunders import DEFINABLE_DUNDERS, FORBIDDEN_DUNDERS
+from safe_eval.membrane.dunders import namespace_refusal
 
-__all__ = ["SUBCLASSABLE", "ClassSpec", "build_class", "can_subclass"]
+__all__ = ["SUBCLASSABLE", "ClassSpec", "build_class", "can_subclass", "is_guest_function"]
 
 SUBCLASSABLE: set[type] = set()
 
 _PLAIN_BASES: frozenset[type] = frozenset(
     {object, dict, list, int, str, tuple, set, frozenset, float, bytes, complex, bytearray}
-)
-# class-body names that are data, not hooks
-_CLASS_DATA_DUNDERS = frozenset(
-    {"__module__", "__qualname__", "__doc__", "__annotations__", "__slots__", "__match_args__",
-     "__classcell__", "__orig_bases__"}
 )
 
 
@@ -60,6 +56,12 @@ def can_subclass(base: Any) -> bool:
     return issubclass(base, BaseException) and getattr(builtins, base.__name__, None) is base
 
 
+def is_guest_function(value: object) -> bool:
+    """What a guest class's dunder may be bound to after creation: a function the guest's code
+    defined (the interpreter runs it, under the run's budget), nothing host-callable."""
+    return type(value) is Function
+
+
 def _metaclass(bases: tuple[type, ...]) -> type:
     meta: type = type
     for b in bases:
@@ -73,13 +75,14 @@ def _metaclass(bases: tuple[type, ...]) -> type:
 
 
 def _check_namespace(ns: Any, name: str) -> None:
-    for key in list(ns.keys()):
-        if not (isinstance(key, str) and key.startswith("__") and key.endswith("__")):
-            continue
-        if key in DEFINABLE_DUNDERS or key in _CLASS_DATA_DUNDERS:
-            continue
-        why = FORBIDDEN_DUNDERS.get(key, "not in the reviewed set of definable dunders")
-        raise TypeError(f"class {name} may not define {key} in safe-eval: {why}")
+    """Refuse early, before the metaclass sees the namespace (it would iterate ``__slots__``
+    and build enum members); ``register_guest_class`` checks the finished class again."""
+    for key, value in list(ns.items()):
+        if key == "__classcell__":
+            continue  # the interpreter's own cell, consumed by type()
+        why = namespace_refusal(key, value)
+        if why is not None:
+            raise TypeError(f"class {name} may not define {key} in safe-eval: {why}")
 
 
 def build_class(spec: ClassSpec, bases: tuple[Any, ...], g: dict[str, Any], b: Any,

@@ -25,6 +25,8 @@ import weakref
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from safe_eval.membrane.dunders import finished_class_refusals
+
 __all__ = [
     "GUEST_REFS",
     "internal_names",
@@ -76,9 +78,25 @@ _INTERNAL_MRO_CACHE: dict[type, type | None] = {}
 # -- registration (host code only: no guest-reachable object exposes these) -------------------
 def register_guest_class(cls: type) -> type:
     """Record ``cls`` as made for guest code. Called by the class builder and the curated
-    factories that build classes for the guest (enum, namedtuple)."""
+    factories that build classes for the guest (enum, namedtuple).
+
+    The one choke point every guest class passes before guest code can hold it: its finished
+    class dict is checked against the reviewed dunders here, so a new factory cannot forget
+    it. A refused class is disarmed (its unreviewed entries deleted, which resets the type
+    slots CPython derived from them) before the error, since instances a metaclass already
+    made (enum members) would otherwise run a guest ``__del__`` when collected."""
+    refused = finished_class_refusals(cls, _is_registered)
+    if refused:
+        for key in refused:
+            type.__delattr__(cls, key)
+        key, why = next(iter(refused.items()))
+        raise TypeError(f"class {cls.__name__} may not define {key} in safe-eval: {why}")
     _GUEST.add(cls)
     return cls
+
+
+def _is_registered(cls: type) -> bool:
+    return cls in _GUEST
 
 
 def register_internal_type(cls: type, names: Iterable[str] | None = None) -> type:

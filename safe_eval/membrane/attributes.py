@@ -27,6 +27,7 @@ import types
 import unicodedata
 from typing import Any
 
+from safe_eval.interpreter.classes import is_guest_function
 from safe_eval.interpreter.identity import (
     GUEST_REFS,
     internal_names,
@@ -83,6 +84,7 @@ _FUNCTION_TYPES = frozenset(
 )
 # Writable dunders of interpreter-made objects (what ``functools.wraps`` sets).
 _INTERNAL_WRITABLE = frozenset({"__name__", "__qualname__", "__doc__", "__module__", "__wrapped__"})
+_UNBIND = object()  # ``_check_guest_write`` of a delete: no value
 _GUEST_TYPE_WRITABLE = frozenset({"__doc__", "__name__", "__qualname__", "__module__"})
 _GUEST_INSTANCE_WRITABLE = frozenset({"__doc__"}) | EXCEPTION_DUNDERS
 # Host types whose public-name decisions are not cached (they depend on more than the type).
@@ -132,7 +134,7 @@ def _object_setattr(obj: object, name: str, value: object) -> None:
     if not _is_guest_made(obj):
         raise _deny(obj, name, "object.__setattr__ only works on objects the code created")
     name = _check_name(name)
-    _check_guest_write(type(obj), name, obj)
+    _check_guest_write(type(obj), name, obj, value)
     object.__setattr__(obj, name, value)
 
 
@@ -561,14 +563,20 @@ register_membrane_type(InstanceDict)
 
 
 # -- writing -------------------------------------------------------------------------------------
-def _check_guest_write(tp: type, name: str, obj: object) -> None:
-    """Raise unless guest code may bind/unbind ``name`` on ``obj`` (a guest-made object)."""
+def _check_guest_write(tp: type, name: str, obj: object, value: object = _UNBIND) -> None:
+    """Raise unless guest code may bind ``name`` to ``value`` (or unbind it) on ``obj``, a
+    guest-made object."""
     if isinstance(obj, type):
         if _is_dunder(name):
             if name in FORBIDDEN_DUNDERS:
                 raise _deny(obj, name, FORBIDDEN_DUNDERS[name])
             if name not in DEFINABLE_DUNDERS and name not in _GUEST_TYPE_WRITABLE:
                 raise _deny(obj, name)
+            # a type slot calls what the class dict holds with host rights and no budget of
+            # its own: only interpreted guest code (``C.__eq__ = [].append`` is refused)
+            if name in DEFINABLE_DUNDERS and value is not _UNBIND and value is not None \
+                    and not is_guest_function(value):
+                raise _deny(obj, name, "a dunder set on a class must be a function the code defined")
             return
         if _looks_private(name):
             owner = _owner(obj, name)
@@ -605,7 +613,7 @@ def set_attr(obj: object, name: str, value: object) -> None:
     """``obj.name = value`` for guest code: only on objects the guest made."""
     name = _check_name(name)
     if _writable_target(obj):
-        _check_guest_write(type(obj), name, obj)
+        _check_guest_write(type(obj), name, obj, value)
         setattr(obj, name, value)
         return
     hook = getattr(type(obj), "__safe_eval_setattr__", None)

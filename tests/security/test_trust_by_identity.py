@@ -136,3 +136,132 @@ def test_a_class_body_cannot_define_a_forbidden_dunder_through_a_computed_namesp
     with pytest.raises(GuestError) as info:
         safe_eval(code)
     assert info.value.type_name == "AttributeError"
+
+
+# -- the finished class dict is what CPython reads: every definition in it is checked -----------
+SLOT_DUNDERS = ["getattribute", "reduce_ex", "del", "class", "format", "eq", "init_subclass"]
+
+
+@pytest.mark.parametrize("dunder", SLOT_DUNDERS)
+def test_a_slot_named_like_a_dunder_is_refused_before_it_becomes_a_type_slot(dunder: str) -> None:
+    code = (
+        f"class C:\n    __slots__ = ('x', {_name(dunder)})\n"
+        "    def __getattr__(self, name):\n        return int\nC()"
+    )
+    with pytest.raises(GuestError) as info:
+        safe_eval(code)
+    assert info.value.type_name == "TypeError"
+    assert "slot" in str(info.value)
+
+
+SLOTS_VALUES = [
+    pytest.param("T(('x',))", id="tuple_subclass_that_iterates_differently"),
+    pytest.param("G()", id="guest_iterable"),
+    pytest.param("('x', 1)", id="non_str_entry"),
+    pytest.param("{'x': 'doc'}", id="dict"),
+    pytest.param(f"('x', S({_name('getattribute')}))", id="str_subclass_that_hides_its_dunder"),
+]
+
+
+@pytest.mark.parametrize("slots", SLOTS_VALUES)
+def test_slots_that_are_not_plain_strings_are_refused(slots: str) -> None:
+    code = (
+        "class T(tuple):\n    def __iter__(self):\n"
+        f"        return iter(['x', {_name('getattribute')}])\n"
+        f"class G:\n    def __iter__(self):\n        return iter([{_name('del')}])\n"
+        "class S(str):\n    def startswith(self, *a):\n        return False\n"
+        f"class C:\n    __slots__ = {slots}\nC"
+    )
+    with pytest.raises(GuestError) as info:
+        safe_eval(code)
+    assert info.value.type_name == "TypeError"
+
+
+def test_match_args_entries_must_be_plain_strings() -> None:
+    code = (
+        "class S(str):\n    pass\n"
+        "class C:\n    __match_args__ = ('x', S('y'))\nC"
+    )
+    with pytest.raises(GuestError) as info:
+        safe_eval(code)
+    assert info.value.type_name == "TypeError"
+
+
+def test_ordinary_slots_and_match_args_still_work() -> None:
+    code = (
+        "class P:\n    __slots__ = ('x', 'y', '__dict__', '__weakref__')\n"
+        "    __match_args__ = ('x', 'y')\n"
+        "    def __init__(self, x, y):\n        self.x = x\n        self.y = y\n"
+        "p = P(1, 2)\np.z = 3\nmatch p:\n    case P(a, b):\n        r = (a, b, p.z)\nr"
+    )
+    assert safe_eval(code) == (1, 2, 3)
+
+
+ENUM_HOOKS = ["format", "reduce_ex", "del", "set_name"]
+
+
+@pytest.mark.parametrize("dunder", ENUM_HOOKS)
+def test_the_enum_functional_api_cannot_install_a_hook_through_a_mapping_that_lies(dunder: str) -> None:
+    # keys() says ["A"] (what a check of the names reads); iteration, which enum uses to build
+    # the class, adds the hook. Two layers refuse it: the curated enum's check of the snapshot
+    # of its names (ValueError) and, whatever the factory, the finished class dict checked at
+    # registration (TypeError); either way the class never reaches the guest
+    code = (
+        "from enum import Enum\n"
+        "class Names:\n    def keys(self):\n        return ['A']\n"
+        f"    def __iter__(self):\n        return iter(['A', {_name(dunder)}])\n"
+        "    def __getitem__(self, k):\n        if k == 'A':\n            return 1\n"
+        "        return lambda *a: 'HOOKED'\n"
+        "E = Enum('E', Names())\nE.A"
+    )
+    with pytest.raises(GuestError) as info:
+        safe_eval(code)
+    assert info.value.type_name in ("ValueError", "TypeError")
+    assert f"__{dunder}__" in str(info.value)
+
+
+def test_enum_and_protocol_classes_keep_the_hooks_their_host_metaclass_installs() -> None:
+    code = (
+        "from enum import IntEnum, StrEnum, IntFlag, Enum\nfrom typing import Protocol\n"
+        "class I(IntEnum):\n    A = 1\nclass S(StrEnum):\n    B = 'b'\n"
+        "class F(IntFlag):\n    R = 1\n    W = 2\nclass P(Protocol):\n    def f(self): ...\n"
+        "E = Enum('E', 'X Y')\n"
+        "(f'{I.A}', f'{S.B}', (F.R | F.W).value, E.Y.value, P.__name__)"
+    )
+    assert safe_eval(code) == ("1", "b", 3, 2, "P")
+
+
+# -- a dunder set on a class after creation runs interpreted guest code, nothing host-callable ----
+HOST_CALLABLES = [
+    pytest.param("[].append", id="bound_builtin_method"),
+    pytest.param("len", id="builtin_function"),
+    pytest.param("print", id="curated_builtin"),
+    pytest.param("B", id="guest_class"),
+    pytest.param("B().m", id="guest_bound_method"),
+    pytest.param("str.upper", id="host_method_descriptor"),
+]
+DEFINABLE_SET = ["eq", "hash", "call", "getitem", "iter", "repr"]
+
+
+@pytest.mark.parametrize("dunder", DEFINABLE_SET)
+@pytest.mark.parametrize("value", HOST_CALLABLES)
+def test_a_class_dunder_cannot_be_rebound_to_something_other_than_a_guest_function(
+        value: str, dunder: str) -> None:
+    code = (
+        "class A:\n    pass\nclass B:\n    def m(self, *a):\n        return 1\n"
+        f"setattr(A, {_name(dunder)}, {value})"
+    )
+    with pytest.raises(GuestError) as info:
+        safe_eval(code)
+    assert info.value.type_name == "AttributeError"
+    assert "function the code defined" in str(info.value)
+
+
+def test_a_class_dunder_can_still_be_rebound_to_a_guest_function_or_none() -> None:
+    code = (
+        "class A:\n    pass\n"
+        "def eq(self, other):\n    return True\n"
+        "A.__eq__ = eq\nA.__hash__ = None\nA.__repr__ = lambda self: 'a!'\n"
+        "(A() == 3, A.__hash__ is None, repr(A()))"
+    )
+    assert safe_eval(code) == (True, True, "a!")
