@@ -24,6 +24,7 @@ from __future__ import annotations
 import collections.abc
 import threading
 import types
+import typing
 from collections.abc import Iterable
 from typing import Any
 
@@ -61,6 +62,11 @@ def register_guest_visible(values: Iterable[object]) -> None:
         for value in values:
             if type(value) not in PLAIN_SCALARS:
                 _VISIBLE[id(value)] = value
+
+
+# ``typing.Any``: what an unresolvable annotation resolves to (``dataclasses.fields(C)[i].type``);
+# a class on 3.11+, a ``_SpecialForm`` on 3.10 that cannot be subscribed: no state, no cache
+register_guest_visible((typing.Any,))
 
 
 def _visible(value: object) -> bool:

@@ -6,6 +6,7 @@ Each test is written as the attacker (or the careless host) wrote it, through th
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 from typing import Any
 
@@ -365,7 +366,12 @@ SUSPENDED_IN = {
 }
 
 
-@pytest.mark.parametrize("code", [pytest.param(c, id=k) for k, c in SUSPENDED_IN.items()])
+_NEEDS_311 = {"try-except-star-finally"}
+_EXCEPT_STAR = pytest.mark.skipif(sys.version_info < (3, 11), reason="except* is new in Python 3.11")
+
+
+@pytest.mark.parametrize("code", [
+    pytest.param(c, id=k, marks=[_EXCEPT_STAR] if k in _NEEDS_311 else []) for k, c in SUSPENDED_IN.items()])
 def test_a_suspended_body_returned_by_one_run_sends_nothing_when_dropped_inside_another(code: str) -> None:
     sent, audit_a, audit_b = [], [], []  # type: list[str], list[ToolEvent], list[ToolEvent]
 
@@ -384,10 +390,14 @@ def test_a_suspended_body_returned_by_one_run_sends_nothing_when_dropped_inside_
     assert (sent, [e.name for e in audit_a], [e.name for e in audit_b]) == ([], [], ["forget"])
 
 
+# the unwinding clause of the body: ``except*`` where the running Python has it
+HANDLER = "except*" if sys.version_info >= (3, 11) else "except"
+
+
 def test_a_function_defined_while_a_dropped_body_unwinds_never_exists() -> None:
     sent, send_email = _mailbox()
     res = Evaluator("agent").eval(
-        "box = []\ndef g():\n    try:\n        yield 1\n    except* ValueError:\n        pass\n"
+        f"box = []\ndef g():\n    try:\n        yield 1\n    {HANDLER} ValueError:\n        pass\n"
         f"    finally:\n        def later():\n            return {SEND}\n        box.append(later)\n"
         "def h():\n    it = g()\n    next(it)\n    return [it, box]\nh()", {"send_email": send_email})
     res[0] = None  # the host drops the suspended generator (no run active)

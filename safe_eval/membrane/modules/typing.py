@@ -20,6 +20,7 @@ ones set attributes on their argument); ``reveal_type`` is left out (it prints t
 
 from __future__ import annotations
 
+import types
 import typing
 from typing import Any
 
@@ -62,9 +63,10 @@ def _check_param(param: Any, depth: int = 0) -> Any:
     if is_guest_class(t):
         raise TypeError("typing parameters must be classes or typing forms in safe-eval, "
                         f"not instances of {t.__name__}")
-    if isinstance(param, type):
+    # ``list[x]`` passes ``isinstance(_, type)`` on 3.10: a form, checked by its parts first
+    if isinstance(param, type) and t is not types.GenericAlias:
         return param  # a class whose metaclass is a host one: hashed by identity
-    if t.__module__ in ("typing", "types"):
+    if t.__module__ in ("typing", "types") or t is types.GenericAlias:
         for arg in _args(param):
             _check_param(arg, depth + 1)
         return param
