@@ -574,19 +574,7 @@ class StmtCompiler(CompilerBase):
         if final is None:
             return inner
 
-        def try_finally(f: Frame) -> Any:
-            try:
-                r = inner(f)
-            except BaseException as e:
-                if e.__class__ is Discarded:  # the run is over: no guest code runs
-                    raise
-                r2 = final(f)
-                if r2 is not None and not isinstance(e, _NOT_CATCHABLE):
-                    return r2
-                raise
-            r2 = final(f)
-            return r2 if r2 is not None else r
-        return try_finally
+        return _with_finally(inner, final)
 
     def s_TryStar(self, node: ast.TryStar) -> St:
         """``except*``: the clauses run by ``exception_star.handle_star``; else/finally as in ``try``."""
@@ -612,19 +600,7 @@ class StmtCompiler(CompilerBase):
         if final is None:
             return try_star
 
-        def try_finally(f: Frame) -> Any:
-            try:
-                r = try_star(f)
-            except BaseException as e:
-                if e.__class__ is Discarded:  # the run is over: no guest code runs
-                    raise
-                r2 = final(f)
-                if r2 is not None and not isinstance(e, _NOT_CATCHABLE):
-                    return r2
-                raise
-            r2 = final(f)
-            return r2 if r2 is not None else r
-        return try_finally
+        return _with_finally(try_star, final)
 
     def _handler(self, h: ast.ExceptHandler) -> tuple[Any, Callable[[Frame, BaseException], Any]]:
         match = self.expr(h.type) if h.type is not None else None
@@ -903,3 +879,23 @@ def _matches(ex: BaseException, cls: Any) -> bool:
 def _policy() -> Any:
     ctx = current_context()
     return ctx.policy if ctx is not None else None
+
+
+def _with_finally(inner: St, final: St) -> St:
+    """``try: inner finally: final`` for ``try`` and ``try/except*`` alike: the one place a
+    ``finally`` block decides to run, so a body unwound after its run (``Discarded``) runs no
+    guest code whichever construct it was suspended in."""
+
+    def try_finally(f: Frame) -> Any:
+        try:
+            r = inner(f)
+        except BaseException as e:
+            if e.__class__ is Discarded:  # the run is over: no guest code runs
+                raise
+            r2 = final(f)
+            if r2 is not None and not isinstance(e, _NOT_CATCHABLE):
+                return r2
+            raise
+        r2 = final(f)
+        return r2 if r2 is not None else r
+    return try_finally
