@@ -49,7 +49,9 @@ class _TypeRegistry:
 
     def __init__(self) -> None:
         self._refs: dict[int, weakref.ref[type]] = {}
-        self._lock = threading.Lock()
+        # re-entrant: the collector may run ``forget`` of another class inside ``add`` (making the
+        # weakref allocates) on the same thread, which a plain Lock deadlocks on
+        self._lock = threading.RLock()
 
     def add(self, cls: type) -> None:
         key = id(cls)
@@ -59,8 +61,9 @@ class _TypeRegistry:
                 if self._refs.get(key) is ref:
                     del self._refs[key]
 
+        ref = weakref.ref(cls, forget)
         with self._lock:
-            self._refs[key] = weakref.ref(cls, forget)
+            self._refs[key] = ref
 
     def __contains__(self, cls: object) -> bool:
         ref = self._refs.get(id(cls))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 from types import FunctionType
+from typing import Any
 
 DEFINABLE_DUNDERS: frozenset[str] = frozenset(
     """
@@ -109,13 +110,18 @@ def namespace_refusal(key: object, value: object) -> str | None:
 def _host_hooks() -> frozenset[object]:
     """Code objects of the forbidden hooks reviewed host metaclasses install themselves: the
     ``__subclasshook__`` ``typing.Protocol`` gives each protocol class (a new function each
-    time, one code object)."""
+    time, one code object; a ``classmethod`` around it from 3.12 on)."""
     import typing
 
     class _Probe(typing.Protocol):
         pass
 
-    return frozenset({_Probe.__dict__["__subclasshook__"].__code__})
+    return frozenset({_hook_function(_Probe.__dict__["__subclasshook__"]).__code__})
+
+
+def _hook_function(value: Any) -> Any:
+    """The function behind a hook value: itself, or the one a ``classmethod`` wraps."""
+    return value.__func__ if type(value) is classmethod else value
 
 
 def _inherited(cls: type, key: str, value: object, is_guest: Callable[[type], bool]) -> bool:
@@ -150,7 +156,9 @@ def finished_class_refusals(cls: type, is_guest: Callable[[type], bool]) -> dict
             continue
         if key not in _DATA_DUNDER_TYPES and _inherited(cls, key, value, is_guest):
             continue
-        if key == "__subclasshook__" and type(value) is FunctionType and value.__code__ in _host_hooks():
-            continue
+        if key == "__subclasshook__":
+            hook = _hook_function(value)
+            if type(hook) is FunctionType and hook.__code__ in _host_hooks():
+                continue
         refused[key] = why
     return refused

@@ -270,3 +270,4 @@ def test_a_class_dunder_can_still_be_rebound_to_a_guest_function_or_none() -> No
         "(A() == 3, A.__hash__ is None, repr(A()))"
     )
     assert safe_eval(code) == (True, True, "a!")
+
