@@ -17,6 +17,7 @@ Everything safe-eval raises at its caller is a ``SafeEvalError``::
     │   ├── SandboxCrashed
     │   └── SandboxValueError  (also a TypeError) a value that cannot cross the boundary
     ├── PolicyError            a policy file or object is malformed
+    ├── ConcurrentCall         a host call into a run's results while another is under way
     └── InternalError          a bug in safe-eval itself (never the guest's fault)
 
 Guest code can never catch a ``SafeEvalError``: the interpreter's ``except`` clauses do not
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 
 
 __all__ = [
+    "ConcurrentCall",
     "GuestError",
     "GuestFrame",
     "InternalError",
@@ -290,6 +292,14 @@ class PolicyError(SafeEvalError):
             "line": self.line,
             "col": self.col,
         }
+
+
+class ConcurrentCall(SafeEvalError):
+    """The host called into a run's results (a decoded function, a returned guest object or
+    generator) while another host call into that same run's results was still under way on
+    another thread or greenlet. Such calls share one bound (``limits/result_bound.py``) and
+    are refused rather than queued: serialise calls into one run's objects (a lock), or give
+    each worker its own run."""
 
 
 class InternalError(SafeEvalError):
