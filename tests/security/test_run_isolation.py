@@ -462,3 +462,150 @@ def test_a_runs_decimal_flags_are_seen_by_neither_the_host_nor_the_next_run(env:
     seen = safe_eval.safe_eval("import decimal\nc = decimal.getcontext()\n[c.prec, repr(c).split('flags=')[1]]")
     assert (seen, decimal.getcontext().flags[decimal.DivisionByZero]) == (
         [28, "[], traps=[InvalidOperation, DivisionByZero, Overflow])"], False)
+
+
+# -- red team, third round: what a run leaves in host caches, whom the watchdog hits ---------
+# a guest class ``C`` put into one typing form each: typing memoises every subscription in a
+# process-wide lru_cache (``typing._tp_cache``) that would keep ``C``, its methods and through
+# their globals the run's whole namespace
+TYPING_FORMS = {
+    "List[C]": "x = typing.List[C]",
+    "Optional[List[C]]": "x = typing.Optional[typing.List[C]]",
+    "List[C] | None": "x = typing.List[C] | None",
+    "None | List[C]": "x = None | typing.List[C]",
+    "Callable[[C], int]": "x = typing.Callable[[C], int]",
+    "Dict[str, C]": "x = typing.Dict[str, C]",
+    "TypeVar-bound-then-List[T]": "T = typing.TypeVar('T', bound=C)\nx = typing.List[T]",
+}
+
+
+@pytest.mark.parametrize("form", [pytest.param(v, id=k) for k, v in TYPING_FORMS.items()])
+def test_a_guest_class_used_in_a_typing_form_dies_with_its_run(form: str) -> None:
+    import weakref
+
+    ns = safe_eval.safe_exec("import typing\nclass C:\n    def m(self):\n        return 1\n" + form)
+    cls = weakref.ref(ns["C"])
+    del ns
+    gc.collect()
+    assert cls() is None
+
+
+def test_the_hosts_own_typing_forms_still_work_after_a_run_built_some() -> None:
+    import typing
+
+    safe_eval.safe_exec("import typing\nclass C:\n    pass\nx = typing.List[C]")
+    assert typing.get_args(typing.Dict[str, int]) == (str, int)
+
+
+# A gevent-style server: run A's tool waits on I/O and parks A's greenlet; the hub then runs
+# host code of another request (no safe-eval run) or another run, past A's deadline
+def _parked_overdue_run(hub: Any) -> greenlet.greenlet:
+    def io_tool() -> int:
+        hub.switch("waiting for io")
+        return 1
+
+    def request_a() -> Any:
+        try:
+            return safe_eval.safe_eval("io_tool()", {"io_tool": io_tool}, limits={"time": 0.1})
+        except SafeEvalError as e:
+            return e
+    ga = greenlet.greenlet(request_a)
+    assert ga.switch() == "waiting for io"
+    return ga
+
+
+def _spin_host_code(seconds: float) -> None:
+    import time
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+
+
+def test_the_watchdog_of_a_parked_overdue_run_never_hits_the_hosts_code_on_its_thread() -> None:
+    from safe_eval.errors import TimeLimit
+
+    ga = _parked_overdue_run(greenlet.getcurrent())
+    _spin_host_code(0.6)  # several watchdog periods past A's deadline: nothing may be raised here
+    outcome = ga.switch()
+    assert isinstance(outcome, TimeLimit)  # A itself stops, at its first checkpoint once back
+
+
+def test_the_watchdog_of_a_parked_overdue_run_never_hits_another_run_on_its_thread() -> None:
+    ga = _parked_overdue_run(greenlet.getcurrent())
+
+    def host_work() -> int:  # curated-code-like host work run B asks for, on B's CPU time
+        _spin_host_code(0.6)
+        return 7
+    b = safe_eval.safe_eval("[work() for _ in range(1)][0] * 6", {"work": host_work},
+                            limits={"time": 30})
+    assert b == 42
+    ga.switch()
+
+
+def test_a_second_host_call_into_a_runs_results_while_one_is_parked_is_refused_with_a_typed_error() -> None:
+    from safe_eval import ConcurrentCall
+
+    hub = greenlet.getcurrent()
+
+    def io_tool() -> int:
+        hub.switch("parked")
+        return 1
+    ns = Evaluator().exec("def slow():\n    return io_tool()\ndef quick():\n    return 2\n",
+                          {"io_tool": io_tool})
+    first = greenlet.greenlet(ns["slow"])
+    assert first.switch() == "parked"  # a host call into the run's results is under way
+    with pytest.raises(ConcurrentCall, match="another host call into this run's results is under way"):
+        ns["quick"]()
+    assert first.switch() == 1  # the first call finishes; the next one is served again
+    assert ns["quick"]() == 2
+
+
+# run A (the agent policy: mail only to @example.com) hands the host a function; the host puts
+# it into run B (the default policy, which grants every env tool) and B's code calls it directly
+A_HANDLER = f"def on_event(evt):\n    return {SEND}\non_event"
+DIRECT_CALLS = {
+    "by-its-env-name": ("on_event('hello')", lambda h: {"on_event": h}),
+    "from-a-list-in-env": ("[h('hello') for h in handlers]", lambda h: {"handlers": [h]}),
+    "as-a-sort-key": ("sorted(['a'], key=on_event)", lambda h: {"on_event": h}),
+    "bound-to-a-name-first": ("f = on_event\nf('hello')", lambda h: {"on_event": h}),
+}
+
+
+@pytest.mark.parametrize(("code", "env"), [pytest.param(*v, id=k) for k, v in DIRECT_CALLS.items()])
+def test_a_runs_function_called_directly_by_another_runs_code_is_decided_by_its_own_policy(
+        code: str, env: Any) -> None:
+    sent, audit_a, audit_b = [], [], []  # type: list[str], list[ToolEvent], list[ToolEvent]
+
+    def send_email(to: str, subject: str, body: str) -> str:
+        sent.append(to)
+        return "ok"
+    handler = Evaluator("agent", audit=audit_a.append).eval(A_HANDLER, {"send_email": send_email})
+    b = Evaluator(audit=audit_b.append)
+    with pytest.raises(PolicyViolation, match="send_email"):
+        b.eval(code, {**env(handler), "send_email": send_email})
+    assert (sent, [e.name for e in audit_a]) == ([], ["send_email"])
+
+
+def test_a_runs_function_passed_by_the_host_as_an_argument_to_another_runs_function_obeys_its_own_policy() -> None:
+    sent, send_email = _mailbox_of_three()
+    handler = Evaluator("agent").eval(A_HANDLER, {"send_email": send_email})
+    use = Evaluator().eval("def use(h):\n    return h('hello')\nuse", {"send_email": send_email})
+    with pytest.raises(PolicyViolation, match="send_email"):
+        use(handler)
+    assert sent == []
+
+
+def test_a_runs_function_called_directly_by_a_run_of_the_same_evaluator_stays_a_plain_guest_function() -> None:
+    ev = Evaluator()
+    f = ev.eval("def double(x):\n    return 2 * x\ndouble")
+    assert ev.eval("[double(21), type(double).__name__]", {"double": f}) == [42, "Function"]
+
+
+def _mailbox_of_three() -> tuple[list[str], Any]:
+    sent: list[str] = []
+
+    def send_email(to: str, subject: str, body: str) -> str:
+        sent.append(to)
+        return "ok"
+    return sent, send_email
