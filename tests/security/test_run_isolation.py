@@ -587,6 +587,23 @@ def test_a_runs_function_called_directly_by_another_runs_code_is_decided_by_its_
     assert (sent, [e.name for e in audit_a]) == ([], ["send_email"])
 
 
+A_OBJECTS = {
+    "an-instance": ("class Handler:\n    def on_event(self, evt):\n        return " + SEND + "\nHandler()",
+                    "h.on_event('hello')"),
+    "a-class": ("class Handler:\n    def on_event(self, evt):\n        return " + SEND + "\nHandler",
+                "h().on_event('hello')"),
+}
+
+
+@pytest.mark.parametrize(("made", "use"), [pytest.param(*v, id=k) for k, v in A_OBJECTS.items()])
+def test_a_runs_object_put_into_another_runs_env_is_refused_there(made: str, use: str) -> None:
+    sent, send_email = _mailbox_of_three()
+    obj = Evaluator("agent").eval(made, {"send_email": send_email})
+    with pytest.raises(PolicyViolation, match="made by another run, under another policy"):
+        Evaluator().eval(use, {"h": obj, "send_email": send_email})
+    assert sent == []
+
+
 def test_a_runs_function_passed_by_the_host_as_an_argument_to_another_runs_function_obeys_its_own_policy() -> None:
     sent, send_email = _mailbox_of_three()
     handler = Evaluator("agent").eval(A_HANDLER, {"send_email": send_email})
