@@ -34,7 +34,7 @@ from typing import Any
 
 from safe_eval.context import current_context
 from safe_eval.errors import SafeEvalError
-from safe_eval.interpreter.identity import GUEST_REFS, is_guest_made
+from safe_eval.interpreter.identity import GUEST_REFS, is_guest_class, is_guest_made
 from safe_eval.limits.guards import check_format_spec, price_text
 from safe_eval.membrane import allowlists
 from safe_eval.membrane.admission import admitted, register_membrane_type
@@ -84,7 +84,10 @@ def _foreign_code(value: Any, policy: Any) -> bool:
     fn: Any = value.__func__ if type(value) is types.MethodType else value
     if not _FUNCTION or type(fn) is not _FUNCTION[0]:
         return False
-    origin = fn.origin
+    return _other_policy(fn.origin, policy)
+
+
+def _other_policy(origin: Any, policy: Any) -> bool:
     if origin is None:
         return False
     if policy is None:
@@ -93,6 +96,21 @@ def _foreign_code(value: Any, policy: Any) -> bool:
             return False
         policy = ctx.policy
     return origin.policy is not policy
+
+
+def _foreign_object(value: Any, policy: Any) -> bool:
+    """``value`` is a guest class another run made (or an instance of one), under another
+    policy: its methods would run on the guest call fast path under the entering run's policy,
+    so it is refused there (``_enter``). Found by the run of its class's own methods."""
+    cls = value if isinstance(value, type) else type(value)
+    if not _FUNCTION or not is_guest_class(cls):
+        return False
+    function = _FUNCTION[0]
+    for klass in cls.__mro__:
+        for member in type.__dict__["__dict__"].__get__(klass).values():
+            if type(member) is function:
+                return _other_policy(member.origin, policy)
+    return False
 
 
 def _scalar(value: object) -> bool:
@@ -149,6 +167,9 @@ def _enter(value: Any, policy: Any, name: str | None, depth: int) -> Any:
         return value
     if _foreign_code(value, policy):
         return tool(name or _callable_name(value), value)
+    if _foreign_object(value, policy):
+        return refused(_label(value, name), "it was made by another run, under another policy: its "
+                       "methods run only under the policy of the run that made them")
     if admitted(value) and not (name is not None and _host_callable(value)):
         return value  # (a host callable under an env name stays a tool the policy decides by name)
     if depth > _MAX_DEPTH:
