@@ -626,3 +626,25 @@ def _mailbox_of_three() -> tuple[list[str], Any]:
         sent.append(to)
         return "ok"
     return sent, send_email
+
+
+# what guest code does with its own classes: none of it may leave the class in a host cache
+CLASS_USES = {
+    "instance-attribute-and-method": "c = C()\nc.m()\nc.x = 1\nc.x",
+    "super-call": "class D(C):\n    def m(self):\n        return super().m()\nD().m()",
+    "copy-and-deepcopy": "import copy\ncopy.copy(C())\ncopy.deepcopy(C())",
+    "dataclass-helpers": "import dataclasses\nP = dataclasses.dataclass(C)\ndataclasses.replace(P())",
+    "vars-and-type": "c = C()\nvars(c)\ntype(c).__name__",
+    "isinstance-and-repr": "c = C()\nisinstance(c, C)\nrepr(c)\nc == c\nhash(c)",
+}
+
+
+@pytest.mark.parametrize("use", [pytest.param(v, id=k) for k, v in CLASS_USES.items()])
+def test_a_guest_class_dies_with_its_run_whatever_the_guest_did_with_it(use: str) -> None:
+    import weakref
+
+    ns = safe_eval.safe_exec("class C:\n    def m(self):\n        return 1\n" + use)
+    cls = weakref.ref(ns["C"])
+    del ns
+    gc.collect()
+    assert cls() is None
