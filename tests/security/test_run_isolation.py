@@ -648,3 +648,37 @@ def test_a_guest_class_dies_with_its_run_whatever_the_guest_did_with_it(use: str
     del ns
     gc.collect()
     assert cls() is None
+
+
+# a suspended generator in a cycle with what its body refers to; the host then drops everything
+SUSPENDED_IN_A_CYCLE = {
+    "bound-in-its-own-namespace": "def g():\n    big = 'x' * 1_000_000\n    yield 1\nit = g()\nnext(it)\n",
+    "kept-in-a-list-global": "def g():\n    yield 1\nbox = [g()]\nnext(box[0])\n",
+    "stored-on-the-object-its-method-generator-serves": (
+        "class Feed:\n    def __init__(self):\n        self.it = self.gen()\n        next(self.it)\n"
+        "    def gen(self):\n        yield 1\n        yield 2\nfeed = Feed()\n"),
+    "holding-itself-in-a-local": "box = []\ndef g():\n    me = box[0]\n    yield 1\nbox.append(g())\nnext(box[0])\n",
+    "closure-cell-of-an-inner-function": (
+        "def g():\n    state = [0]\n    def bump():\n        state[0] += 1\n    handlers.append(bump)\n"
+        "    yield 1\nhandlers = []\nit = g()\nnext(it)\n"),
+}
+
+
+@pytest.mark.parametrize("code", [pytest.param(v, id=k) for k, v in SUSPENDED_IN_A_CYCLE.items()])
+def test_a_suspended_generator_in_a_cycle_with_its_run_dies_when_the_host_drops_env(code: str) -> None:
+    import weakref
+
+    env: dict[str, Any] = {}
+    safe_eval.safe_exec("class Marker:\n    pass\nmarker = Marker()\n" + code, env)
+    alive = weakref.ref(env["marker"])  # something only the run's namespace holds
+    env.clear()
+    del env
+    gc.collect()
+    assert alive() is None
+
+
+def test_a_generator_resumed_after_its_frame_was_parked_sees_its_own_state() -> None:
+    env: dict[str, Any] = {}
+    safe_eval.safe_exec("def count(start):\n    n = start\n    while True:\n        n += 1\n"
+                        "        got = yield n\n        if got:\n            n = got\nc = count(10)\nnext(c)\n", env)
+    assert [safe_eval.safe_eval(e, env) for e in ("next(c)", "c.send(100)", "next(c)")] == [12, 101, 102]
