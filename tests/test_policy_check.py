@@ -123,9 +123,12 @@ def test_denied_tools_are_reported_whatever_the_arguments() -> None:
     assert diag.hint == 'rule: deny delete_*(*) "deleting is never allowed"'
 
 
-def test_raise_denials_are_left_to_run_time_for_the_guest_to_catch() -> None:
-    # the agent policy says `deny delete_*(*) raise "..."`
-    assert check("try:\n    delete_file('x')\nexcept PermissionError:\n    pass") == []
+def test_raise_denials_are_warnings_the_guest_may_still_catch_at_run_time() -> None:
+    # the agent policy says `deny delete_*(*) raise "..."`: certain to refuse, so reported, but
+    # as a warning (the code runs and meets a PermissionError it may catch)
+    (diag,) = check("try:\n    delete_file('x')\nexcept PermissionError:\n    pass")
+    assert (diag.code, diag.name, diag.severity, diag.line) == ("T005", "tool-call-raises", "warning", 2)
+    assert diag.message.endswith("; the call raises PermissionError when it runs")
 
 
 def test_env_tools_matching_no_allow_rule() -> None:
