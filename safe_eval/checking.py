@@ -90,7 +90,9 @@ def check(
     filename: str = "<safe-eval>",
 ) -> Report:
     """Run parse, scrub, restrict and the policy check on ``code``; execute nothing.
-    ``env`` is what the host would pass to ``safe_eval`` (only its names are used)."""
-    _program, diagnostics = analyse(code, policy, filename, tuple(env) if env else ())
+    ``env`` is what the host would pass to ``safe_eval``: its callables are the tools (their
+    signatures place constant arguments for the tool rules), its other values are data; a
+    policy's allowed tools count as defined even when ``env`` does not name them."""
+    _program, diagnostics = analyse(code, policy, filename, env or {})
     text = decode_source(code)
     return Report(text if isinstance(text, str) else "", tuple(diagnostics), filename)

@@ -91,7 +91,9 @@ def test_unknown_names_are_reported_with_a_suggestion() -> None:
     (diag,) = check("x = serch('cats')")
     assert (diag.code, diag.name, diag.line, diag.col, diag.end_col) == ("T002", "unknown-name", 1, 5, 10)
     assert diag.message == "`serch` is not defined"
-    assert diag.hint == "did you mean `search`? available tools: search, read_file"
+    # data names are listed apart, never as tools
+    assert diag.hint == ("did you mean `search`? available tools: search, read_file; "
+                         "other names the host defines: data")
 
 
 def test_builtins_and_star_imports_are_not_unknown() -> None:

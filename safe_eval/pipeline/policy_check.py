@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from safe_eval import rules
 from safe_eval.diagnostics import Diagnostic, span_of
+from safe_eval.pipeline.restrict import REFUSED_BUILTINS
 from safe_eval.policy import Policy, resolve_policy
 from safe_eval.policy.binding import BindError, binder_for
 from safe_eval.policy.model import denied_by
@@ -164,23 +165,41 @@ def _check_calls(nodes: list[ast.AST], policy: Policy, env: Mapping[str, Any]) -
         name = node.func.id
         if name in defined:
             continue  # the guest's own function (even if it shadows a tool)
-        if name in env:
+        if name in env or _policy_tool(policy, name):
             if policy.tools:
                 diag = _check_tool_call(node, name, policy, env)
                 if diag is not None:
                     out.append(diag)
-        elif name not in builtins and not star:
+        elif name not in builtins and name not in REFUSED_BUILTINS and not star:
+            # (a refused builtin is restrict's R001: one diagnostic, not two)
             out.append(_unknown_name(node.func, name, env, builtins, policy))
     return out
+
+
+def _policy_tool(policy: Policy, name: str) -> bool:
+    """A name an allow rule of the policy names: a tool the host is expected to pass."""
+    return bool(policy.tools) and any(r.action == "allow" for r in policy.rules_for(name))
+
+
+def _tools_and_data(policy: Policy, env: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """The tools the code may call (callables in env, or what the allow rules name) and the
+    other names the host defines (data, or names given without values)."""
+    if policy.tools:
+        tools = policy.allowed_tools(env) if env else policy.allowed_tools()
+    else:
+        tools = [n for n, v in env.items() if callable(v)]
+    data = [n for n, v in env.items() if n not in tools and not callable(v)]
+    return tools, data
 
 
 def _unknown_name(
     node: ast.Name, name: str, env: Mapping[str, Any], builtins: frozenset[str], policy: Policy
 ) -> Diagnostic:
-    tools = policy.allowed_tools(env) if policy.tools else list(env)
+    tools, data = _tools_and_data(policy, env)
     # difflib is slow: only compare names with the same initial and about the same length
     slack = max(2, len(name) // 3)
-    pool = [c for c in [*tools, *sorted(builtins)] if c[:1] == name[:1] and abs(len(c) - len(name)) <= slack]
+    pool = [c for c in [*tools, *data, *sorted(builtins)]
+            if c[:1] == name[:1] and abs(len(c) - len(name)) <= slack]
     import difflib  # only on this path: it is not needed to run correct code
 
     close = difflib.get_close_matches(name, pool, n=1)
@@ -190,6 +209,8 @@ def _unknown_name(
         if tools
         else "no tools are available: define the function yourself"
     )
+    if data:
+        hint += f"; other names the host defines: {', '.join(data)}"
     return _diag(rules.UNKNOWN_NAME, node, hint, name=name)
 
 
