@@ -138,7 +138,7 @@ def build_program(
     built, found = analyse(source, policy, filename, names)
     if built is None:
         text = decode_source(source)
-        raise PolicyViolation(tuple(found), text if isinstance(text, str) else "")
+        raise PolicyViolation(tuple(found), text if isinstance(text, str) else "", filename=filename)
     if key is not None and len(source) <= DEFAULT_PARSE_LIMITS.max_chars:
         _CACHE.put(key, built, built.nbytes)
     return built

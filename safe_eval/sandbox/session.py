@@ -147,7 +147,7 @@ class Session:
         left = [d for d in report.diagnostics
                 if not (d.code == rules.IMPORT_NOT_ALLOWED.code and _imported(d.message) in allowed)]
         if left:
-            raise PolicyViolation(left, code)
+            raise PolicyViolation(left, code, filename=filename)
 
     # -- workspace -------------------------------------------------------------------------
     def put(self, path: str, data: bytes | str) -> None:
