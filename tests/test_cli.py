@@ -94,7 +94,8 @@ def test_run_prints_output_and_value(tmp_path: Path, capsys: pytest.CaptureFixtu
 
 def test_run_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--json", _write(tmp_path, "'a' * 3\n")]) == 0
-    assert json.loads(capsys.readouterr().out) == {"ok": True, "value": "'aaa'", "stdout": ""}
+    assert json.loads(capsys.readouterr().out) == {
+        "ok": True, "value": "aaa", "value_kind": "json", "stdout": "", "exit_code": 0}
 
 
 def test_run_refuses_violations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
