@@ -110,7 +110,6 @@ COMPILE_ERROR = _rule("P009", "compile-error", "parse",
                       "{detail}", "CPython refuses this before running anything: fix it as the message says")
 
 # -- restrict (pipeline/restrict.py) --------------------------------------------------------------
-RESTRICTED = _rule("R000", "restricted", "restrict", "a rule inherited from RestrictedPython", "{detail}")
 FORBIDDEN_BUILTIN = _rule("R001", "forbidden-builtin", "restrict",
                           "a refused builtin such as `open` or `compile`",
                           'the builtin "{name}" is not available')

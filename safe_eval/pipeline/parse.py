@@ -19,20 +19,8 @@ measures depth, refusing trees deeper than ``max_depth``: every later recursive 
 the interpreter's compiler) may rely on ``depth <= max_depth``. The same walk returns the nodes
 in pre-order so ``restrict`` can check them without walking the tree again.
 
-Codes:
-
-====  ======================  ==========================================================
-P001  not-source              code is not ``str`` or ``bytes``
-P002  invalid-encoding        ``bytes`` that are not valid UTF-8
-P003  null-byte               a NUL character in the text
-P004  lone-surrogate          a lone surrogate code point (``"\\ud800"`` as a character)
-P005  source-too-long         more than ``max_chars`` characters
-P006  syntax-error            ``SyntaxError``/``IndentationError`` with its position
-P007  nesting-too-deep        nesting beyond the parser's or our ``max_depth`` limit
-P008  too-many-nodes          more than ``max_nodes`` AST nodes
-P009  compile-error           what CPython's compiler refuses in a parsed tree (``break``
-                              outside a loop, ``def f(x, x)``...): ``pipeline/compile_check.py``
-====  ======================  ==========================================================
+Codes P001-P009: their names, messages and hints are defined in ``safe_eval/rules.py``
+(``safe-eval rules`` lists them).
 """
 
 from __future__ import annotations
