@@ -132,13 +132,13 @@ def _limits(spec: str | None) -> dict[str, Any] | None:
     return out
 
 
-def _exit_code(exc: BaseException) -> int:
-    """The exit status of a failure class."""
+def _exit_code(exc: BaseException, static: bool) -> int:
+    """The exit status of a failure class (``static``: the checks refused the code before it
+    ran; else a violation is one the run met, e.g. a denied tool call)."""
     from safe_eval.errors import GuestError, LimitExceeded, PolicyViolation
 
     if isinstance(exc, PolicyViolation):
-        runtime = any(d.stage == "runtime" for d in exc.diagnostics)
-        return EXIT_POLICY if runtime else EXIT_REFUSED
+        return EXIT_REFUSED if static else EXIT_POLICY
     if isinstance(exc, GuestError):
         return EXIT_GUEST
     if isinstance(exc, LimitExceeded):
@@ -227,6 +227,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         evaluator = Evaluator(policy, limits=limits, filename=filename, sandbox=args.sandbox)
     except (TypeError, ValueError) as exc:  # a limit out of range
         raise _Usage(f"bad --limits: {exc}") from exc
+    from safe_eval.checking import check
+    from safe_eval.errors import PolicyViolation
+
+    report = check(code, evaluator.policy, env=env, filename=filename)
+    if not report.ok:  # refused before anything runs: a violation the run raises is a run-time one
+        refused = PolicyViolation(report.diagnostics, report.source, filename=filename)
+        return _report_failure(refused, args.json, static=True)
     try:
         result = evaluator.run(code, env)
     except SafeEvalError as exc:
@@ -240,8 +247,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _report_failure(exc: BaseException, as_json: bool) -> int:
-    status = _exit_code(exc)
+def _report_failure(exc: BaseException, as_json: bool, *, static: bool = False) -> int:
+    status = _exit_code(exc, static)
     stdout = getattr(exc, "stdout", "") or ""  # what the code printed before it failed
     if as_json:
         to_dict = getattr(exc, "to_dict", None)
