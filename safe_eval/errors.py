@@ -25,7 +25,7 @@ match them, so a limit cannot be swallowed by ``except BaseException: pass``.
 Every error renders for people and for machines, and reads as feedback a model can act on:
 
 - ``str(err)``: one message, with the place when it is known (``GuestError``:
-  ``ZeroDivisionError: division by zero (<safe-eval>, line 2)``);
+  ``<safe-eval>:2:5: ZeroDivisionError: division by zero``, as diagnostics are placed);
 - ``err.render()``: the message with the source line and a caret under the place (a guest
   traceback for ``GuestError``, every diagnostic for ``PolicyViolation``);
 - ``err.to_dict()``: a JSON-able dict. Every error has the keys ``error`` (the class name),
@@ -211,7 +211,7 @@ class GuestError(SafeEvalError):
             last = self.traceback[-1]
             self.filename, self.line, self.col, self.source_line = (  # frames count columns from 0
                 last.filename, last.line, last.col + 1, last.source_line)
-            text += f" ({last.filename}, line {last.line})"
+            text = f"{last.filename}:{last.line}:{last.col + 1}: {text}"  # as diagnostics are placed
         super().__init__(text)
 
     def render(self) -> str:

@@ -183,7 +183,7 @@ def test_the_evaluator_filename_names_static_violations() -> None:
 def test_str_of_a_guest_error_includes_the_location() -> None:
     with pytest.raises(GuestError) as info:
         Evaluator(filename="step.py").run("x = 1\ny = x / 0")
-    assert str(info.value) == "ZeroDivisionError: division by zero (step.py, line 2)"
+    assert str(info.value) == "step.py:2:1: ZeroDivisionError: division by zero"
     assert (info.value.line, info.value.col) == (2, 1)
 
 
