@@ -34,7 +34,7 @@ from safe_eval.limits.guards import check_construct, g_ascii, g_repr, g_text
 from safe_eval.limits.iteration import consume, metered, update_source
 from safe_eval.limits.operators import guarded_binop, guarded_contains
 from safe_eval.limits.routines import ROUTINES
-from safe_eval.limits.sharing import check_key
+from safe_eval.limits.sharing import FLAT, check_key
 
 __all__ = ["ExprCompiler"]
 
@@ -210,7 +210,7 @@ class ExprCompiler(CompilerBase):
         def make(f: Frame) -> set[Any]:
             items = build(f)
             for item in items:
-                if type(item) is tuple or type(item) is frozenset:
+                if type(item) not in FLAT:
                     check_key(item)  # hashing a shared nested item walks a tree
             return set(items)
         return make
@@ -229,7 +229,7 @@ class ExprCompiler(CompilerBase):
                     d.update(update_source(m))
                 else:
                     key = k(f)
-                    if type(key) is tuple or type(key) is frozenset:
+                    if type(key) not in FLAT:
                         check_key(key)  # hashing a shared nested key walks a tree
                     d[key] = v(f)
             return d
