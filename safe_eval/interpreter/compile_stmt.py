@@ -884,7 +884,7 @@ def _pos(node: ast.stmt) -> tuple[int, int]:
 
 
 def _matches(ex: BaseException, cls: Any) -> bool:
-    cls = tuple(map(exception_class, cls)) if isinstance(cls, tuple) else exception_class(cls)
+    cls = tuple(map(exception_class, metered(cls))) if isinstance(cls, tuple) else exception_class(cls)
     if isinstance(cls, tuple):
         ok = all(isinstance(c, type) and issubclass(c, BaseException) for c in cls)
     else:
