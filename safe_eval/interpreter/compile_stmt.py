@@ -735,7 +735,7 @@ class StmtCompiler(CompilerBase):
 
             def set_item(f: Frame, v: Any) -> None:
                 o, k = obj(f), key(f)
-                if type(k) is slice and _host_slice_store(type(o)):
+                if type(k) is slice and (type(o) is list or _host_slice_store(type(o))):
                     v = metered(v)  # list/bytearray slice assignment copies ``v`` in C
                 o[k] = v
             return set_item

@@ -198,6 +198,12 @@ def repr_bytes(obj: Any) -> int:
         elif t is bytes or t is bytearray:
             if len(x) > 64:
                 total += 4 * len(x) + 14
+        elif t is list or t is tuple or t is set or t is frozenset:  # the common case, inline
+            seen += 1
+            if seen > _REPR_WALK:
+                break
+            total += 2 * len(x)
+            todo.extend(x)
         elif t not in FLAT:
             # the containers ``sharing.children`` can walk, subclasses and views included
             items = children(x)

@@ -40,7 +40,7 @@ from safe_eval.limits.estimates import (
     seq_item_size,
 )
 from safe_eval.limits.indices import as_index
-from safe_eval.limits.iteration import TickingIterator, metered, update_source
+from safe_eval.limits.iteration import SMALL, TickingIterator, metered, update_source
 from safe_eval.limits.numbers import check_operands, check_to_int
 
 __all__ = [
@@ -240,6 +240,9 @@ def _ior(a: Any, b: Any) -> Any:
     ta = type(a)
     if ta is int or ta is bool:
         a |= b
+        return a
+    if ta is dict and type(b) is dict and len(b) <= SMALL:
+        a |= b  # a short copy from a dict's table: free, as ``metered`` would leave it
         return a
     if ta is dict or _extends_in_c(ta, "__ior__"):
         a |= update_source(b)  # dict/OrderedDict |= pulls the items in C: the metered door

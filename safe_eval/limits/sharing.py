@@ -107,13 +107,13 @@ def _walker(tp: type) -> Children | None:
 
 def children(x: Any) -> Iterable[Any] | None:
     """The nodes a C walk of ``x`` visits next, or None for a leaf (see the module docstring)."""
-    fn = _walker(type(x))
+    fn = _EXACT.get(type(x)) or _walker(type(x))
     return None if fn is None else fn(x)
 
 
 def _inner(c: Any) -> bool:
     tc = type(c)
-    return tc not in FLAT and _walker(tc) is not None
+    return tc in _EXACT or (tc not in FLAT and _walker(tc) is not None)
 
 
 def _flat_count(items: Iterable[Any]) -> int | None:

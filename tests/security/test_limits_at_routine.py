@@ -240,6 +240,7 @@ C_CONSUMERS = [
     ("deque-iadd-range", f"import collections\nd = collections.deque(maxlen=0)\nd += range({N})"),
     ("deque-iadd-host-iterator", f"import collections\nd = collections.deque(maxlen=0)\nd += {HOST_ITER}"),
     ("dict-ior-items", BIG_DICT + "d = {}\nd |= big.items()"),
+    ("dict-ior-dict", BIG_DICT + "d = {}\nd |= big"),
     ("ordered-dict-ior-items", BIG_DICT + "import collections\nd = collections.OrderedDict()\nd |= big.items()"),
     ("list-iadd-slot", f"x = []\nx.__iadd__({HOST_ITER})"),
     ("list-setitem-slot", f"x = []\nx.__setitem__(slice(0, 0), {HOST_ITER})"),
