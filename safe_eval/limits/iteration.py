@@ -26,8 +26,12 @@ supplied is paid for, per element or up front.
   ``SMALL``; anything else (host iterators, guest iterables, subclasses, views of unknown
   length) is iterated through a ``TickingIterator``: one op per item, and the budget's slow
   check every ``CHUNK`` items samples memory, so the copy is bounded as it grows. ``drain``
-  returns the items as a new list. Sites that must keep CPython's semantics for a guest
-  ``__setitem__`` or mapping decide *whether* to consume; *how* is always this.
+  returns the items as a new list; ``update_source`` is the same door for what ``dict.update``
+  and ``|=`` read (a mapping's keys, or pairs). Sites that must keep CPython's semantics for a
+  guest ``__setitem__`` or mapping decide *whether* to consume; *how* is always this. The bulk
+  methods and the constructors of ``_DRAINING_CLASSES`` (``deque``, ``Counter``...) also pull a
+  guest iterable through a ticking iterator (``_items_of``): its ``__iter__`` may hand C a host
+  iterator.
 - ``lazy(x)``: what the builtin C iterator adapters (``map``, ``filter``, ``zip``,
   ``enumerate``) receive: any input longer than ``SMALL`` or unsized is iterated through a
   ticking iterator (they only ever call ``iter()`` on it, so the wrapper is invisible).
