@@ -57,8 +57,8 @@ from safe_eval.membrane.proxies import (
 )
 from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, is_own_class, reveal_type
 
-__all__ = ["enter_call_args", "enter_env", "enter_value", "foreign_exception", "format_value", "guest_exception",
-           "register_guest_function_type"]
+__all__ = ["enter_call_args", "enter_env", "enter_value", "foreign_exception", "format_value",
+           "guest_exception", "register_guest_function_type"]
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
 _MEMBRANE_TYPES = (Tool, HostExceptionClass, HostProxy, HostIterator, Refused, OpaqueType, type(GUARDED_TYPE))
