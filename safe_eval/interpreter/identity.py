@@ -45,31 +45,32 @@ __all__ = [
 class _TypeRegistry:
     """A weak set of type objects keyed by identity (``id`` plus a weakref liveness check)."""
 
-    __slots__ = ("_refs", "_lock")
+    __slots__ = ("_refs", "_lock", "_sweep_at")
 
     def __init__(self) -> None:
         self._refs: dict[int, weakref.ref[type]] = {}
-        # re-entrant: the collector may run ``forget`` of another class inside ``add`` (making the
-        # weakref allocates) on the same thread, which a plain Lock deadlocks on
         self._lock = threading.RLock()
+        # dead references are swept when the set has doubled since the last sweep: no weakref
+        # callback, so no Python code runs when the collector frees a class in the middle of a
+        # run (where a watchdog interrupt must never land)
+        self._sweep_at = _FIRST_SWEEP
 
     def add(self, cls: type) -> None:
-        key = id(cls)
-
-        def forget(ref: weakref.ref[type], key: int = key) -> None:
-            with self._lock:
-                if self._refs.get(key) is ref:
-                    del self._refs[key]
-
-        ref = weakref.ref(cls, forget)
+        ref = weakref.ref(cls)
         with self._lock:
-            self._refs[key] = ref
+            refs = self._refs
+            refs[id(cls)] = ref
+            if len(refs) >= self._sweep_at:
+                for k in [k for k, r in refs.items() if r() is None]:
+                    del refs[k]
+                self._sweep_at = max(_FIRST_SWEEP, 2 * len(refs))
 
     def __contains__(self, cls: object) -> bool:
         ref = self._refs.get(id(cls))
         return ref is not None and ref() is cls
 
 
+_FIRST_SWEEP = 256
 _GUEST = _TypeRegistry()
 _CURATED = _TypeRegistry()
 # Interpreter types are module-level classes that live as long as the process: a plain dict.

@@ -745,3 +745,22 @@ def test_a_host_iterator_parking_its_request_on_io_is_never_hit_by_the_watchdog_
     assert ga.switch() == "waiting for io"
     _spin_host_code(0.6)  # several watchdog periods past A's deadline: nothing may be raised here
     assert isinstance(ga.switch(), TimeLimit)  # A itself stops once back, at its first checkpoint
+
+
+# -- a watchdog interrupt lands only where the run's own code runs ------------------------------
+def test_what_the_collector_frees_during_a_run_runs_no_host_python_code_an_interrupt_could_land_in() -> None:
+    ran: list[str] = []
+
+    def collect() -> int:  # the collector running mid-run (as an allocation would trigger it)
+        def profile(frame: Any, event: str, arg: Any) -> None:
+            if event == "call":
+                ran.append(frame.f_code.co_qualname)
+        sys.setprofile(profile)
+        try:
+            return gc.collect()
+        finally:
+            sys.setprofile(None)
+    code = ("for i in range(50):\n    ns = {}\n    exec('class C:\\n    pass\\ndef f():\\n    return C', ns)\n"
+            "    ns = None\ncollect() > 0")
+    assert safe_eval.safe_eval(code, {"collect": collect}) is True
+    assert ran == []
