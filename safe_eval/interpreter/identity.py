@@ -23,12 +23,13 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from safe_eval.membrane.dunders import finished_class_refusals
 
 __all__ = [
     "GUEST_REFS",
+    "WeakTypeMap",
     "internal_names",
     "is_curated_type",
     "is_guest_class",
@@ -40,6 +41,37 @@ __all__ = [
     "register_guest_class",
     "register_internal_type",
 ]
+
+
+_V = TypeVar("_V")
+
+
+class WeakTypeMap(Generic[_V]):
+    """A map from classes to values, holding the classes weakly and with no weakref callback
+    (dead entries are swept when the map has doubled since the last sweep): the collector
+    frees guest classes in the middle of runs, and a callback there would be host Python code
+    a watchdog interrupt could land in. For every weak cache keyed by guest classes."""
+
+    __slots__ = ("_entries", "_sweep_at")
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[weakref.ref[type], _V]] = {}
+        self._sweep_at = _FIRST_SWEEP
+
+    def get(self, cls: type) -> _V | None:
+        entry = self._entries.get(id(cls))
+        return entry[1] if entry is not None and entry[0]() is cls else None
+
+    def set(self, cls: type, value: _V) -> None:
+        entries = self._entries
+        entries[id(cls)] = (weakref.ref(cls), value)
+        if len(entries) >= self._sweep_at:
+            for k in [k for k, (r, _) in list(entries.items()) if r() is None]:
+                entries.pop(k, None)
+            self._sweep_at = max(_FIRST_SWEEP, 2 * len(entries))
+
+
+_FIRST_SWEEP = 256
 
 
 class _TypeRegistry:
@@ -70,7 +102,6 @@ class _TypeRegistry:
         return ref is not None and ref() is cls
 
 
-_FIRST_SWEEP = 256
 _GUEST = _TypeRegistry()
 _CURATED = _TypeRegistry()
 # Interpreter types are module-level classes that live as long as the process: a plain dict.

@@ -15,10 +15,9 @@ The last two become an ``OpaqueType``: named, comparable, usable in ``isinstance
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
-from safe_eval.interpreter.identity import is_curated_type, is_guest_class
+from safe_eval.interpreter.identity import WeakTypeMap, is_curated_type, is_guest_class
 from safe_eval.membrane.admission import is_guest_visible, register_membrane_type
 from safe_eval.membrane.allowlists import HOST_TYPE_NAMES
 
@@ -90,7 +89,7 @@ class OpaqueType(_TypeLike):
 
 GUARDED_TYPE = GuardedType()
 
-_opaque: weakref.WeakKeyDictionary[type, OpaqueType] = weakref.WeakKeyDictionary()
+_opaque: WeakTypeMap[OpaqueType] = WeakTypeMap()
 
 # Interpreter classes guest code may construct itself, registered one by one (asyncio's
 # Queue, Lock, CancelledError ...)
@@ -108,7 +107,8 @@ def allow_construction(cls: type) -> type:
 def _opaque_for(cls: type) -> OpaqueType:
     view = _opaque.get(cls)
     if view is None:
-        view = _opaque[cls] = OpaqueType(cls)
+        view = OpaqueType(cls)
+        _opaque.set(cls, view)
     return view
 
 
