@@ -157,9 +157,11 @@ def _diagnostic(d: Any) -> Diagnostic:
         raise SandboxCrashed("the sandbox worker sent a malformed diagnostic")
     ints = [_opt_int(d.get(k), k) or 0 for k in ("line", "col", "end_line", "end_col")]
     stage = _text(d.get("stage"), "stage")
+    # a warning stays a warning (it renders differently); anything else is an error
+    severity = "warning" if d.get("severity") == "warning" else "error"
     return Diagnostic(_text(d.get("code"), "code"), _text(d.get("name"), "name"),
                       _text(d.get("message"), "message"), ints[0], ints[1], ints[2], ints[3],
-                      stage, _text(d.get("hint", ""), "hint"))  # type: ignore[arg-type]
+                      stage, _text(d.get("hint", ""), "hint"), severity)  # type: ignore[arg-type]
 
 
 def exception_from_data(data: Any) -> BaseException:
