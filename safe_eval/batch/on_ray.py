@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from safe_eval.batch.slots import job_limits
 from safe_eval.batch.wire import decode_outcome
-from safe_eval.errors import SandboxCrashed, SandboxUnavailable
+from safe_eval.errors import SandboxCrashed, SandboxError, SandboxUnavailable
 from safe_eval.sandbox.selection import normalize
 
 if TYPE_CHECKING:
@@ -49,15 +49,19 @@ class RayExecutor:
     """A pool of Ray actors. ``address``: None (the Ray this process is connected to, else
     ``ray.init()``: a running local cluster or a new one), ``"auto"``, or ``"ray://host:port"``.
     ``sandbox`` is the OS sandbox each actor runs its jobs in (``"off"``: in the actor itself,
-    one job in flight per actor, and a job that kills the actor costs only itself)."""
+    one job in flight per actor, and a job that kills the actor costs only itself). Each actor
+    reserves ``cpus_per_worker`` CPUs; actors Ray cannot place within ``start_timeout``
+    seconds are ``SandboxUnavailable``."""
 
     def __init__(self, address: str | None = None, num_workers: int | None = None, *,
-                 sandbox: str = "subprocess", init_options: dict[str, Any] | None = None,
-                 **options: Any) -> None:
+                 sandbox: str = "subprocess", cpus_per_worker: float = 1.0, start_timeout: float = 120.0,
+                 init_options: dict[str, Any] | None = None, **options: Any) -> None:
         try:
-            import ray
+            import ray as ray_module
         except ImportError:
             raise SandboxUnavailable(f"Ray is not installed ({INSTALL})") from None
+        # Ray's own annotations are partial (untyped calls, dynamic ``.remote``): used untyped
+        ray: Any = ray_module
         self._ray = ray
         self.address = address
         self.sandbox = normalize(sandbox)
@@ -71,15 +75,21 @@ class RayExecutor:
         in_process = self.sandbox == "off"
         self.in_flight = 1 if in_process else 2
         actor = ray.remote(_Runner).options(
-            num_cpus=1, max_restarts=-1,
+            num_cpus=cpus_per_worker, max_restarts=-1,
             # a job that kills an in-process actor is not run again; lost sandboxed ones are
             max_task_retries=0 if in_process else 2)
-        self._actors = [actor.remote() for _ in range(self.num_workers)]
-        ray.get([a.ready.remote() for a in self._actors])
+        self._actors: list[Any] = [actor.remote() for _ in range(self.num_workers)]
+        try:
+            ray.get([a.ready.remote() for a in self._actors], timeout=start_timeout)
+        except ray.exceptions.GetTimeoutError:
+            self.close()
+            raise SandboxUnavailable(
+                f"Ray did not start {self.num_workers} actors of {cpus_per_worker:g} CPU within "
+                f"{start_timeout:g}s (free: {ray.available_resources().get('CPU', 0):g} CPUs)") from None
 
     def map_unordered(self, jobs: Sequence[Job], policy: Policy,
                       limits: Any) -> Iterator[tuple[int, Outcome]]:
-        ray = self._ray
+        ray: Any = self._ray
         free = [a for a in self._actors for _ in range(self.in_flight)]
         pending: dict[Any, tuple[int, Any]] = {}
         sent = 0
@@ -96,8 +106,10 @@ class RayExecutor:
                 free.append(actor)
                 try:
                     outcome = decode_outcome(ray.get(ref))
-                except Exception as exc:  # the actor died running it (in-process mode)
-                    outcome = SandboxCrashed(f"the Ray actor running this job died: {type(exc).__name__}")
+                except ray.exceptions.RayActorError as exc:  # it ended the actor (in-process mode)
+                    outcome = SandboxCrashed(f"the Ray actor running this job died: {_first_line(exc)}")
+                except Exception as exc:  # Ray could not run it (a tool the cluster cannot import)
+                    outcome = SandboxError(f"Ray could not run this job: {_first_line(exc)}")
                 yield index, outcome
 
     def close(self) -> None:
@@ -115,3 +127,8 @@ class RayExecutor:
 
     def __repr__(self) -> str:
         return f"<RayExecutor workers={self.num_workers} sandbox={self.sandbox}>"
+
+
+def _first_line(exc: BaseException) -> str:
+    lines = [line for line in str(exc).splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {lines[-1] if lines else ''}"[:500]
