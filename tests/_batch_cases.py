@@ -31,7 +31,8 @@ CASES: dict[str, tuple[str, dict[str, Any] | None, str, int]] = {
     "float_nan": ("float('nan') if x % 2 else x / 3", None, "same", 12),
     "bytes_value": ("bytes([x % 256]) * 3", None, "same", 12),
     "printed_output": ("for i in range(3):\n    print(i, x)\nx", None, "same", 12),
-    "stdlib_imports": ("import math, json\njson.dumps({'r': math.isqrt(x * 1000)})", None, "same", 12),
+    "stdlib_imports": ("import math, json, re\njson.dumps({'r': math.isqrt(x * 1000), "
+                       "'m': re.findall(r'\\d', str(x * 7))})", None, "same", 12),
     "guest_class": ("class P:\n    def __init__(s, v):\n        s.v = v\n    def twice(s):\n"
                     "        return s.v * 2\nP(x).twice()", None, "same", 12),
     "generator": ("def g(n):\n    for i in range(n):\n        yield i\nsum(g(x))", None, "same", 12),

@@ -316,3 +316,29 @@ def test_a_progress_stream_not_a_terminal_gets_nothing_by_default():
     tracker.update(Result(1, "", 0, 0.0))
     tracker.summary()
     assert stream.getvalue() == ""
+
+
+def test_a_worker_is_replaced_before_its_cpu_rlimit_could_end_a_job(monkeypatch):
+    # contract of slots.Slot: the worker's wall time running jobs bounds its CPU time; once the
+    # next job could take it past the rlimit, the slot starts a fresh worker first
+    from safe_eval.batch import slots
+    from safe_eval.limits.model import Limits
+    from safe_eval.policy import resolve_policy
+    from safe_eval.sandbox.selection import make_backend
+
+    limits = Limits(time=30.0)
+    policy = resolve_policy(None)
+    with make_backend("subprocess", pool_size=0) as backend:
+        slot = slots.Slot(backend)
+        try:
+            slot.run(Job("1"), policy, limits)
+            first = slot._session.worker_pid
+            # room for 50 ms more of running after what the worker spent starting and on job 1
+            monkeypatch.setattr(slots, "WORKER_CPU_SECONDS",
+                                slot._spent + slots.STARTUP_SECONDS + 30.0 + slots.GRACE + 0.05)
+            slot.run(Job("total = 0\nfor i in range(400_000):\n    total += i\ntotal"), policy, limits)
+            assert slot._session.worker_pid == first  # it ran in the same worker
+            assert slot.run(Job("2"), policy, limits).value == 2
+            assert slot._session.worker_pid not in (None, first)
+        finally:
+            slot.close()

@@ -19,6 +19,7 @@ from safe_eval.batch.wire import encode_outcome
 from safe_eval.errors import InternalError, SafeEvalError
 from safe_eval.limits.model import Limits
 from safe_eval.policy.model import Policy
+from safe_eval.sandbox import codec
 
 __all__ = ["run_remote"]
 
@@ -50,8 +51,10 @@ def _in_process(job: Job, policy: Policy, limits: Limits) -> Any:
     if ev is None:
         ev = evaluators[policy] = Evaluator(policy)
     try:
-        # a fresh dict: the job's bindings stay in it
-        return ev.run(job.code, job.environment(), limits=limits)
+        # the values as the data a sandbox worker would get: a copy, so that a job mutating
+        # a list it shares with other jobs' envs (threads of one process) changes only its own
+        values = codec.decode(codec.encode(job.env))
+        return ev.run(job.code, {**values, **job.tools}, limits=limits)
     except SafeEvalError as exc:
         return exc
 

@@ -33,7 +33,7 @@ __all__ = ["MODES", "Backend", "package_roots"]
 MODES = ("interpreter", "cpython")
 # what the worker imports: safe-eval, its dependencies, and the optional lockdown helpers
 _PACKAGES = ("safe_eval", "lark", "greenlet", "RestrictedPython", "typeguard", "typing_extensions",
-             "landlockpy", "pyseccomp")
+             "regex", "landlockpy", "pyseccomp")
 # the CPU seconds a worker may use in its life (RLIMIT_CPU: SIGXCPU kills it past them); a
 # long-lived worker (a batch pool's) is replaced before its next job could cross it
 WORKER_CPU_SECONDS = 600

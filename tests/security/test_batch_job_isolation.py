@@ -2,13 +2,16 @@
 
 A pool keeps its workers warm across jobs; each job still starts from a namespace of its own
 (``oneshot`` runs in ``sandbox/worker.py``) and writes nothing back to the env it was given
-(``slots.Slot.run`` hands the session a read-only view)."""
+(``slots.Slot.run`` hands the session a read-only view). Evaluated in process by threads that
+share the host's objects, a job gets a copy of its env values (``remote._in_process``)."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
-from safe_eval.batch import Job, LocalPool, evaluate
+from safe_eval.batch import FuturesExecutor, Job, LocalPool, evaluate
 from safe_eval.errors import GuestError
 
 
@@ -49,3 +52,12 @@ def test_a_job_mutating_a_shared_env_list_changes_it_for_no_other_job(one_worker
                                executor=one_worker)
     assert appended.value == [1, 2, 3]
     assert probe.value == [1, 2] and shared == {"items": [1, 2]}
+
+
+def test_in_process_jobs_on_threads_do_not_see_each_others_mutations_of_a_shared_list():
+    shared = {"items": [1, 2]}
+    jobs = [Job("items.append(3)\nlen(items)", shared) for _ in range(20)]
+    with ThreadPoolExecutor(2) as threads:
+        outcomes = evaluate(jobs, executor=FuturesExecutor(threads, sandbox="off"))
+    assert [o.value for o in outcomes] == [3] * 20
+    assert shared == {"items": [1, 2]}
