@@ -20,7 +20,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from safe_eval.batch.slots import Slot, job_limits
+from safe_eval.batch.slots import Slot, job_limits, spare_workers
 from safe_eval.batch.wire import decode_outcome
 from safe_eval.errors import SandboxCrashed, SandboxError
 from safe_eval.sandbox.selection import make_backend, normalize
@@ -68,9 +68,7 @@ class LocalPool:
         self.workers = default_workers() if workers is None else int(workers)
         if self.workers < 1:
             raise ValueError("a LocalPool needs at least one worker")
-        # the backend's own warm pool serves one-shot workers (cpython mode); interpreter-mode
-        # slots keep theirs
-        self.backend = make_backend(self.sandbox, pool_size=self.workers if "+" in self.sandbox else 0,
+        self.backend = make_backend(self.sandbox, pool_size=spare_workers(self.sandbox, self.workers),
                                     **options)
         self._tasks: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []

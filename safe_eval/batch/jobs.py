@@ -30,6 +30,7 @@ class Job(Frozen, Record):
     __slots__ = ("code", "env", "tools", "limits", "id")
     _fields = __slots__
     __match_args__ = ("code", "env", "tools", "limits", "id")
+    __hash__ = None  # type: ignore[assignment]  # it holds dicts
 
     code: str
     env: Mapping[str, Any]

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from safe_eval.batch.jobs import Job
-from safe_eval.batch.slots import Slot
+from safe_eval.batch.slots import Slot, spare_workers
 from safe_eval.batch.wire import encode_outcome
 from safe_eval.errors import InternalError, SafeEvalError
 from safe_eval.limits.model import Limits
@@ -76,8 +76,7 @@ def _backend(key: tuple[str, str], sandbox: str, options: Mapping[str, Any]) -> 
     with _lock:
         backend = _backends.get(key)
         if backend is None:
-            plus = "+" in sandbox  # one-shot workers (cpython mode) come from the backend's pool
-            backend = _backends[key] = make_backend(sandbox, pool_size=1 if plus else 0, **options)
+            backend = _backends[key] = make_backend(sandbox, pool_size=spare_workers(sandbox, 1), **options)
     return backend
 
 

@@ -30,7 +30,13 @@ if TYPE_CHECKING:
     from safe_eval.sandbox.base import Backend
     from safe_eval.sandbox.session import Session
 
-__all__ = ["Slot", "job_limits"]
+__all__ = ["Slot", "job_limits", "spare_workers"]
+
+
+def spare_workers(sandbox: str, slots: int) -> int:
+    """The warm spares a backend for ``slots`` slots keeps: plain-CPython slots take a fresh
+    worker for every job (so as many spares as slots); the others keep their own."""
+    return slots if sandbox.endswith("+cpython") else 0
 
 
 def job_limits(policy: Policy, batch: Any, job: Any) -> Limits:
