@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from safe_eval import membrane
-from safe_eval.diagnostics import Diagnostic
+from safe_eval.diagnostics import span_of
 from safe_eval.errors import InternalError, PolicyViolation
 from safe_eval.interpreter.builtins_extra import BUILTINS, super_attr
 from safe_eval.interpreter.compile_base import CompilerBase
@@ -541,10 +541,11 @@ class ExprCompiler(CompilerBase):
             ok = s.kind == "function" and isinstance(s.node, ast.AsyncFunctionDef)
             where = "async function" if s.kind == "function" else "function"
         if not ok:
-            raise PolicyViolation([Diagnostic(
-                "P001", "syntax-error", f"'{what}' outside {where}", node.lineno, node.col_offset + 1,
-                node.end_lineno or node.lineno, (node.end_col_offset or node.col_offset) + 1, "parse",
-            )], "\n".join(self.lines))
+            from safe_eval.rules import SYNTAX_ERROR  # only on this defensive path
+
+            raise PolicyViolation([SYNTAX_ERROR.diagnostic(span_of(node), hint="",
+                                                           detail=f"'{what}' outside {where}")],
+                                  "\n".join(self.lines))
 
     def e_Yield(self, node: ast.Yield) -> Ev:
         self._require_function(node, "yield")

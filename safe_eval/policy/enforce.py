@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from safe_eval import rules
 from safe_eval.context import current_context
 from safe_eval.diagnostics import Diagnostic
 from safe_eval.errors import InternalError, PolicyViolation
@@ -29,9 +30,6 @@ from safe_eval.policy.model import Decision, Policy, unbindable
 from safe_eval.policy.outbound import OutboundCall
 
 __all__ = ["ToolEvent", "call_tool", "denial_diagnostic"]
-
-_NAMES = {"T003": "tool-not-allowed", "T004": "tool-argument-denied"}
-
 
 @dataclass(frozen=True, slots=True)
 class ToolEvent:
@@ -83,16 +81,8 @@ def call_tool(
 
 
 def denial_diagnostic(decision: Decision, line: int = 0, col: int = 0) -> Diagnostic:
-    """The runtime diagnostic of a denied call (line 0: the interpreter may not know it)."""
-    code = decision.code or "T003"
-    return Diagnostic(
-        code,
-        _NAMES.get(code, "tool-denied"),
-        decision.message,
-        line,
-        col,
-        line,
-        col,
-        "runtime",
-        decision.hint,
-    )
+    """The runtime diagnostic of a denied call (line 0 until the interpreter places it: see
+    ``PolicyViolation.locate``)."""
+    rule = rules.by_code(decision.code) or rules.TOOL_NOT_ALLOWED
+    return rule.diagnostic((line, col, line, col), hint=decision.hint, stage="runtime",
+                           detail=decision.message)
