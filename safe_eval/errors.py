@@ -17,6 +17,7 @@ Everything safe-eval raises at its caller is a ``SafeEvalError``::
     │   ├── SandboxCrashed
     │   └── SandboxValueError  (also a TypeError) a value that cannot cross the boundary
     ├── PolicyError            a policy file or object is malformed
+    ├── ConcurrentCall         a host call into a run's results while another is under way
     └── InternalError          a bug in safe-eval itself (never the guest's fault)
 
 Guest code can never catch a ``SafeEvalError``: the interpreter's ``except`` clauses do not
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
 
 
 __all__ = [
+    "ConcurrentCall",
     "GuestError",
     "GuestFrame",
     "InternalError",
@@ -361,6 +363,14 @@ class PolicyError(SafeEvalError):
 
     def to_dict(self) -> dict[str, Any]:
         return {**super().to_dict(), "message": self.message}
+
+
+class ConcurrentCall(SafeEvalError):
+    """The host called into a run's results (a decoded function, a returned guest object or
+    generator) while another host call into that same run's results was still under way on
+    another thread or greenlet. Such calls share one bound (``limits/result_bound.py``) and
+    are refused rather than queued: serialise calls into one run's objects (a lock), or give
+    each worker its own run."""
 
 
 class InternalError(SafeEvalError):

@@ -12,6 +12,7 @@ from safe_eval import Evaluator, GuestError, Limits, PolicyViolation, check, saf
 from safe_eval import errors as errors_module
 from safe_eval.diagnostics import Diagnostic
 from safe_eval.errors import (
+    ConcurrentCall,
     InternalError,
     LimitExceeded,
     MemoryLimit,
@@ -217,6 +218,7 @@ def _every_error() -> dict[str, SafeEvalError]:
         "PolicyError": PolicyError("unexpected ','", filename="p.policy", line=2, col=9,
                                    source_line="imports ,,"),
         "InternalError": InternalError("a bug"),
+        "ConcurrentCall": ConcurrentCall("another host call into this run's results is under way"),
         "SafeEvalError": SafeEvalError("generic"),
     }
 

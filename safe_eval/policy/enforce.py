@@ -25,6 +25,7 @@ from safe_eval import rules
 from safe_eval.context import current_context
 from safe_eval.diagnostics import Diagnostic
 from safe_eval.errors import InternalError, PolicyViolation
+from safe_eval.limits.watchdog import back_in_run, host_code
 from safe_eval.policy.binding import BindError
 from safe_eval.policy.model import Decision, Policy, unbindable
 from safe_eval.policy.outbound import OutboundCall
@@ -71,13 +72,19 @@ def call_tool(
     else:
         decision = policy.decide_call(name, call)
         host_args, host_kwargs = call.host_args()
-    if audit is not None:
-        audit(ToolEvent(name, host_args, host_kwargs, decision))
-    if not decision.allowed:
-        if decision.raise_to_guest:
-            raise PermissionError(decision.message)
-        raise PolicyViolation([denial_diagnostic(decision)])
-    return fn(*host_args, **host_kwargs)
+    # the audit hook and the tool are the host's own code: the watchdog never interrupts them
+    # (a tool may switch to another greenlet, where an interrupt would hit another request)
+    paused = host_code()
+    try:
+        if audit is not None:
+            audit(ToolEvent(name, host_args, host_kwargs, decision))
+        if not decision.allowed:
+            if decision.raise_to_guest:
+                raise PermissionError(decision.message)
+            raise PolicyViolation([denial_diagnostic(decision)])
+        return fn(*host_args, **host_kwargs)
+    finally:
+        back_in_run(paused)
 
 
 def denial_diagnostic(decision: Decision, line: int = 0, col: int = 0) -> Diagnostic:
