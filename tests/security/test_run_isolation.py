@@ -752,6 +752,9 @@ def test_what_the_collector_frees_during_a_run_runs_no_host_python_code_an_inter
     ran: list[str] = []
 
     def collect() -> int:  # the collector running mid-run (as an allocation would trigger it)
+        for _ in range(3):  # a tool running a nested evaluation of its own, on an env it drops
+            safe_eval.safe_exec("def f():\n    return 1", {})
+
         def profile(frame: Any, event: str, arg: Any) -> None:
             if event == "call":
                 ran.append(frame.f_code.co_qualname)
