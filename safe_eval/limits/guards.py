@@ -208,6 +208,12 @@ def _short_circuit(fn: Callable[[Iterable[Any]], bool]) -> Callable[[Iterable[An
 
 def g_format(value: Any, format_spec: str = "", /) -> str:
     check_format_spec(format_spec)
+    if format_spec:
+        from safe_eval.limits.routines import slot_price  # routines imports this module
+
+        priced = slot_price(type(value), "__format__")  # format(date, '%c' * 10**7): strftime
+        if priced is not None:
+            return priced(value, format_spec)  # type: ignore[no-any-return]
     if type(value) is int and format_spec[-1:] not in ("b", "o", "x", "X", "c"):
         _check_int_str(value.bit_length())
     return builtins.format(value, format_spec)
@@ -619,6 +625,18 @@ def _perm(n: Any, k: Any = None, /) -> int:
     return math.perm(n, k)
 
 
+def _isqrt(n: Any, /) -> int:
+    """Newton's iteration at doubling precision: its last division (``bits`` by ``bits/2``)
+    dominates; measured 1.0-1.1x of ``int_div_ns(bits, bits // 2)`` in total (3.11)."""
+    n = as_index(n)
+    bits = n.bit_length()
+    if bits > 4096:
+        b = current_or_default()
+        b.check_alloc(int_bytes(bits // 2 + 1))
+        b.check_work(2 * int_div_ns(bits, bits // 2))
+    return math.isqrt(n)
+
+
 def _prod(iterable: Iterable[Any], /, *, start: Any = 1) -> Any:
     acc = start
     for item in counting(iterable):
@@ -708,9 +726,42 @@ def _with_r(fn: Callable[..., Iterator[Any]], name: str) -> Callable[..., Iterat
     return guarded
 
 
+# ``operator``'s functions are the operators themselves (``operator.floordiv(1 << 4_000_000,
+# 3 ** 1_000_000)`` is one quadratic C division): each gets the operator's own guard.
+_OPERATOR_FUNCTIONS: dict[str, tuple[type[ast.operator], bool]] = {
+    "mul": (ast.Mult, False), "imul": (ast.Mult, True),
+    "pow": (ast.Pow, False), "ipow": (ast.Pow, True),
+    "lshift": (ast.LShift, False), "ilshift": (ast.LShift, True),
+    "add": (ast.Add, False), "iadd": (ast.Add, True),
+    "concat": (ast.Add, False), "iconcat": (ast.Add, True),
+    "mod": (ast.Mod, False), "imod": (ast.Mod, True),
+    "floordiv": (ast.FloorDiv, False), "ifloordiv": (ast.FloorDiv, True),
+    "sub": (ast.Sub, False), "isub": (ast.Sub, True),
+    "truediv": (ast.Div, False), "itruediv": (ast.Div, True),
+}
+
+
+def _operator_function(name: str) -> Callable[[Any, Any], Any]:
+    fn = guarded_binop(*_OPERATOR_FUNCTIONS[name])
+    assert fn is not None, name
+    if name.endswith("concat"):
+        raw = getattr(operator, name)
+
+        def concat(a: Any, b: Any, /) -> Any:
+            if not hasattr(type(a), "__getitem__"):
+                return raw(a, b)  # CPython's own TypeError ("object can't be concatenated")
+            return fn(a, b)
+
+        concat.__name__ = concat.__qualname__ = name
+        return concat
+    return fn
+
+
 GUARDED_MODULE_ATTRS: dict[str, dict[str, Callable[..., Any]]] = {
+    "operator": {name: _operator_function(name) for name in _OPERATOR_FUNCTIONS},
     "math": {
         "factorial": _factorial,
+        "isqrt": _isqrt,
         "comb": _comb,
         "perm": _perm,
         "prod": _prod,
