@@ -290,6 +290,8 @@ def divlike_slow(a: Any, b: Any, op: Binop) -> Any:
             current_or_default().check_alloc(len(a) + text)
     else:
         check_operands(a, b)
+        if (op is operator.mod or op is operator.imod) and not (isinstance(a, Number) and isinstance(b, Number)):
+            return host_slot(a, b, op, "__imod__" if op is operator.imod else "__mod__", "__rmod__")
     return op(a, b)
 
 

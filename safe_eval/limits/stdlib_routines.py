@@ -46,11 +46,12 @@ def price_strftime(fmt: Any) -> None:
 
 
 def _tz_name_expanded(obj: Any, fmt: str) -> str:
-    """``fmt`` with ``%Z`` replaced by the object's zone name, read once: a guest ``tzinfo``
-    names the zone, and CPython pastes that text into the format once per ``%Z``
-    (``'%Z' * 10**4`` with a megabyte name). Host zones (``timezone``) name themselves."""
+    """``fmt`` with ``%Z`` replaced by the object's zone name: the guest names the zone
+    (``timezone(timedelta(0), 'z' * 10**6)``) and CPython pastes that text into the format
+    once per ``%Z`` before ``time.strftime`` sees it, so the expansion is priced here and
+    done here (on the text read once)."""
     tz = getattr(obj, "tzinfo", None)
-    if tz is None or type(tz).__module__ == "datetime" or "%Z" not in fmt:
+    if tz is None or "%Z" not in fmt:
         return fmt
     name = obj.tzname()
     name = "" if name is None else name.replace("%", "%%")
