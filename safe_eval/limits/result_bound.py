@@ -34,12 +34,14 @@ from safe_eval.limits.model import Limits
 __all__ = ["ResultBound"]
 
 _SPENT = "host calls into this run's results spent their bound (safe_eval.refill() gives them more)"
+_HELD = ("a host call under way into this run's results holds its bound (calls into one run's "
+         "results run one at a time)")
 
 
 class ResultBound:
     """Ops, seconds and bytes left for host calls into one run's results."""
 
-    __slots__ = ("limits", "ops_left", "time_left", "mem_held", "_lock")
+    __slots__ = ("limits", "ops_left", "time_left", "mem_held", "_reserved", "_lock")
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
@@ -47,6 +49,8 @@ class ResultBound:
         self.time_left = float(limits.time)
         # bytes the calls so far allocated and still hold (measured when each call settles)
         self.mem_held = 0
+        # ops reserved by calls under way (drawn, not yet settled): not spent, not available
+        self._reserved = 0
         self._lock = threading.Lock()
 
     def refill(self) -> None:
@@ -63,13 +67,17 @@ class ResultBound:
         lim = self.limits
         with self._lock:
             if self.ops_left <= 0:
-                raise OpLimit(_SPENT, value=lim.ops, reached=lim.ops - self.ops_left)
+                # ``reached``: what settled calls spent, never the reservation of a call under
+                # way (a refused call spent nothing; summing ``reached`` must not count it)
+                spent = lim.ops - self.ops_left - self._reserved
+                raise OpLimit(_HELD if self._reserved else _SPENT, value=lim.ops, reached=spent)
             if self.time_left <= 0:
                 raise TimeLimit(_SPENT, value=lim.time, reached=round(lim.time - self.time_left, 3))
             mem = lim.memory - self.mem_held
             if mem <= 0:
                 raise MemoryLimit(_SPENT, value=lim.memory, reached=self.mem_held)
             ops, secs = self.ops_left, self.time_left
+            self._reserved += ops
             self.ops_left -= ops
             self.time_left -= secs
         if ops < lim.ops or secs < lim.time or mem < lim.memory:
@@ -87,6 +95,7 @@ class ResultBound:
         elapsed = time.monotonic() - budget.started
         held = budget.memory_used()
         with self._lock:
+            self._reserved = max(0, self._reserved - given_ops)
             # (never above the limits: the host may have refilled while the call ran)
             self.ops_left = min(self.limits.ops, self.ops_left + given_ops - used_ops)
             self.time_left = min(float(self.limits.time),
