@@ -187,6 +187,7 @@ def repr_bytes(obj: Any) -> int:
     reference, as repr writes it once per reference. 0 when the text is small or the object is
     not plain data (anything else is priced by its own guards or the budget)."""
     total, seen, todo = 0, 0, [obj]
+    roots: list[Any] = [obj]
     while todo:
         x = todo.pop()
         t = type(x)
@@ -209,8 +210,54 @@ def repr_bytes(obj: Any) -> int:
             total += 4 * len(x)
             todo.extend(x.keys())
             todo.extend(x.values())
+        else:
+            members = host_container_members(x)
+            if members is not None:  # a slice, deque, dict view, OrderedDict ...: its members
+                seen += 1
+                if seen > _REPR_WALK:
+                    break
+                total += 4 * len(members) + 32
+                todo.extend(members)
+                if x is obj:
+                    roots = members
     if todo:  # the walk stopped early: shared parts can make the text exponentially long
         from safe_eval.limits.sharing import expanded_nodes
 
-        total = max(total, 2 * expanded_nodes(obj))
+        total = max(total, 2 * sum(expanded_nodes(r) for r in roots))
     return total if total > _REPR_FREE else 0
+
+
+def host_container_members(x: Any) -> list[Any] | None:
+    """The members the C (or stdlib) ``repr`` of a host container writes, read without running
+    guest code, for the exact host container types besides the builtin ones (``slice``,
+    ``deque``, dict views, the ``dict`` subclasses of ``collections``); None for anything else."""
+    t = type(x)
+    if t is slice:
+        return [x.start, x.stop, x.step]
+    if t in _VIEW_TYPES:
+        return list(x.mapping.items()) if t is _ITEMS else list(x)
+    name = _COLLECTIONS.get(t)
+    if name is None:
+        return None
+    if name == "deque":
+        return list(x)
+    if name == "ChainMap":
+        return list(x.maps)
+    if name in ("UserList", "UserDict"):
+        return [x.data]
+    return [*dict.keys(x), *dict.values(x)]  # OrderedDict, defaultdict, Counter
+
+
+_ITEMS = type({}.items())
+_VIEW_TYPES = (type({}.keys()), type({}.values()), _ITEMS)
+_COLLECTIONS: dict[type, str] = {}
+
+
+def _register_collections() -> None:
+    import collections
+
+    for name in ("deque", "OrderedDict", "defaultdict", "Counter", "ChainMap", "UserList", "UserDict"):
+        _COLLECTIONS[getattr(collections, name)] = name
+
+
+_register_collections()

@@ -197,6 +197,9 @@ def test_a_size_that_is_no_integer_gets_cpythons_type_error(code, message):
 # -- routines whose cost one guest argument chooses (red-team round 2) ---------------------
 SMALL = {"time": 1.0, "memory": 64 * 2**20}
 
+# 41 lists in memory, written as 2**40 of them by a C repr
+SHARED = "a = []\nfor i in range(40):\n    a = [a, a]\n"
+
 SIZED_BY_AN_ARGUMENT = [
     ("math-isqrt-of-a-huge-int", "import math\nmath.isqrt(1 << 6_000_000)", TimeLimit),
     ("pow-negative-exponent-with-modulus", "pow(3, -(1 << 2_000_000), (1 << 4096) + 1)", TimeLimit),
@@ -236,6 +239,15 @@ SIZED_BY_AN_ARGUMENT = [
     ("userstring-percent-width", "import collections\ncollections.UserString('%*d') % (10**9, 1)",
      MemoryLimit),
     ("userlist-repeat", "import collections\ncollections.UserList([1]) * 10**9", MemoryLimit),
+    ("splitlines-small-lines", "x = 'ab\\n' * 10**7\nx.splitlines()", MemoryLimit),
+    ("bytes-splitlines-small-lines", "x = b'ab\\n' * 10**7\nx.splitlines()", MemoryLimit),
+    ("repr-of-a-slice-of-shared-nested-data", SHARED + "repr(slice(a))", MemoryLimit),
+    ("str-of-a-dict-view-of-shared-nested-data", SHARED + "str({1: a}.values())", MemoryLimit),
+    ("print-of-shared-nested-data", SHARED + "print(a)", MemoryLimit),
+    ("f-string-of-a-slice", SHARED + "f'{slice(a)}'", MemoryLimit),
+    ("repr-of-an-ordered-dict", "import collections\n" + SHARED + "repr(collections.OrderedDict(x=a))",
+     MemoryLimit),
+    ("deque-repr-slot", "import collections\n" + SHARED + "collections.deque([a]).__repr__()", MemoryLimit),
     ("userlist-in-place-repeat", "import collections\nu = collections.UserList([1])\nu *= 10**9",
      MemoryLimit),
 ]
@@ -270,8 +282,12 @@ def test_a_routine_sized_by_its_argument_is_refused_before_the_c_call(code, limi
      ("abab", " a ")),
     ("import collections\nu = collections.UserList([1])\nu *= 2\nu += [5]\nlist(u), list(u * 2)",
      ([1, 1, 5], [1, 1, 5, 1, 1, 5])),
+    ("'a\\nb\\r\\nc'.splitlines(), b'a\\nb'.splitlines(True)", (["a", "b", "c"], [b"a\n", b"b"])),
+    ("import collections\nrepr(slice(1, [2])), str({1: 2}.items()), repr(collections.deque([1]))",
+     ("slice(1, [2], None)", "dict_items([(1, 2)])", "deque([1])")),
 ], ids=["isqrt", "pow-inverse", "pow-modulus", "decimal-pow-modulus", "operator-functions", "strftime",
         "f-string-date", "zone-name", "time-strftime", "shake-hexdigest", "deque-repeat",
-        "deque-extend-in-place", "userstring", "userlist"])
+        "deque-extend-in-place", "userstring", "userlist",
+        "splitlines", "container-text"])
 def test_priced_routines_keep_their_results(code, expected):
     assert safe_eval(code, {}, limits=SMALL) == expected
