@@ -248,8 +248,8 @@ def host_container_members(x: Any) -> list[Any] | None:
     return [*dict.keys(x), *dict.values(x)]  # OrderedDict, defaultdict, Counter
 
 
-_ITEMS = type({}.items())
-_VIEW_TYPES = (type({}.keys()), type({}.values()), _ITEMS)
+_ITEMS: type = type({}.items())
+_VIEW_TYPES: tuple[type, ...] = (type({}.keys()), type({}.values()), _ITEMS)
 _COLLECTIONS: dict[type, str] = {}
 
 

@@ -611,6 +611,7 @@ GUARDED_METHODS: dict[type, dict[str, Callable[..., Any]]] = {
     int: {"to_bytes": _to_bytes},
     range: {"count": _range_count, "index": _range_index},
 }
+_container: type
 for _container in (slice, type({}.keys()), type({}.values()), type({}.items()),
                    collections.deque, collections.OrderedDict, collections.defaultdict,
                    collections.Counter, collections.ChainMap, collections.UserList, collections.UserDict):
@@ -791,8 +792,30 @@ def _operator_function(name: str) -> Callable[[Any, Any], Any]:
     return fn
 
 
+def _comparison(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``operator.eq`` ...: one C walk of both operands, priced like ``==`` (shared nesting)."""
+
+    @wraps(fn)
+    def compare(a: Any, b: Any, /) -> Any:
+        check_walk(a, b)
+        return fn(a, b)
+
+    return compare
+
+
+def _tee(iterable: Any, n: Any = 2, /) -> tuple[Any, ...]:
+    """``tee(it, n)`` makes ``n`` iterator objects at once (about 64 bytes each)."""
+    n = as_index(n)
+    if n > 0:
+        _check_alloc(64 * n)
+    return itertools.tee(iterable, n)
+
+
 GUARDED_MODULE_ATTRS: dict[str, dict[str, Callable[..., Any]]] = {
-    "operator": {name: _operator_function(name) for name in _OPERATOR_FUNCTIONS},
+    "operator": {
+        **{name: _operator_function(name) for name in _OPERATOR_FUNCTIONS},
+        **{name: _comparison(getattr(operator, name)) for name in ("eq", "ne", "lt", "le", "gt", "ge")},
+    },
     "math": {
         "factorial": _factorial,
         "isqrt": _isqrt,
@@ -809,6 +832,7 @@ GUARDED_MODULE_ATTRS: dict[str, dict[str, Callable[..., Any]]] = {
     "itertools": {
         "product": _product,
         "permutations": _permutations,
+        "tee": _tee,
         "combinations": _with_r(itertools.combinations, "combinations"),
         "combinations_with_replacement": _with_r(
             itertools.combinations_with_replacement, "combinations_with_replacement"

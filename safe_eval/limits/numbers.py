@@ -96,7 +96,7 @@ def check_decimal_pow_mod(base: Any, exp: Any, mod: Any, decimal_context: bool =
     precision does not bound: ``Decimal('1E20000')`` is an integral exponent).
     ``decimal_context``: ``Context.power``, which makes Decimals of int arguments."""
     decimal = _decimal()
-    if not decimal_context and type(base) is not decimal and type(exp) is not decimal and type(mod) is not decimal:
+    if not decimal_context and decimal not in (type(base), type(exp), type(mod)):
         return
     ebits = _decimal_digits(exp) * 3322 // 1000
     mdigits = _decimal_digits(mod)

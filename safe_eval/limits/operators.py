@@ -24,8 +24,8 @@ from __future__ import annotations
 import ast
 import operator
 import sys
-from numbers import Number
 from collections.abc import Callable, Iterable, Iterator
+from numbers import Number
 from typing import Any
 
 from safe_eval.limits.budget import current_or_default
@@ -290,7 +290,8 @@ def divlike_slow(a: Any, b: Any, op: Binop) -> Any:
             current_or_default().check_alloc(len(a) + text)
     else:
         check_operands(a, b)
-        if (op is operator.mod or op is operator.imod) and not (isinstance(a, Number) and isinstance(b, Number)):
+        numbers = isinstance(a, Number) and isinstance(b, Number)
+        if (op is operator.mod or op is operator.imod) and not numbers:
             return host_slot(a, b, op, "__imod__" if op is operator.imod else "__mod__", "__rmod__")
     return op(a, b)
 

@@ -22,7 +22,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from safe_eval.limits.budget import current_or_default
 from safe_eval.limits.indices import as_index
 from safe_eval.limits.numbers import check_decimal_pow_mod
 from safe_eval.limits.operators import charge_bytes, guarded_binop
@@ -102,18 +101,20 @@ def time_strftime(fmt: Any, *args: Any) -> str:
 
 def xof_guards(cls: type) -> dict[str, Guard]:
     """``shake_*.digest(n)``/``hexdigest(n)``: ``n`` bytes (and ``2n`` characters) in one call."""
+    raw_digest: Any = cls.__dict__["digest"]
+    raw_hexdigest: Any = cls.__dict__["hexdigest"]
 
     def digest(self: Any, length: Any) -> bytes:
         length = as_index(length)
         if length > 0:
             charge_bytes(length)
-        return cls.digest(self, length)  # type: ignore[no-any-return]
+        return raw_digest(self, length)  # type: ignore[no-any-return]
 
     def hexdigest(self: Any, length: Any) -> str:
         length = as_index(length)
         if length > 0:
             charge_bytes(3 * length)  # the digest, then its hex text
-        return cls.hexdigest(self, length)  # type: ignore[no-any-return]
+        return raw_hexdigest(self, length)  # type: ignore[no-any-return]
 
     return {"digest": digest, "hexdigest": hexdigest}
 

@@ -23,10 +23,11 @@ from __future__ import annotations
 from typing import Any
 
 try:  # CPython 3.11+
-    from re import _constants as _c, _parser as _p
+    from re import _constants as _c
+    from re import _parser as _p
 except ImportError:  # pragma: no cover (3.10)
-    import sre_constants as _c  # type: ignore[no-redef]
-    import sre_parse as _p  # type: ignore[no-redef]
+    import sre_constants as _c  # type: ignore[no-redef,unused-ignore]
+    import sre_parse as _p  # type: ignore[no-redef,unused-ignore]
 
 __all__ = ["NODE_BYTES", "NODE_NS", "PatternCost", "pattern_cost"]
 
@@ -35,7 +36,7 @@ NODE_NS = 2_500  # compile time per unrolled node (about 2 us measured)
 _STATE_BYTES = 128  # per subject character under a repeat of a compound item (115 measured)
 _HISTORY_BYTES = 256  # per subject character and capturing group inside a repeat (170 measured)
 
-_REPEATS = {_c.MAX_REPEAT, _c.MIN_REPEAT} | ({_c.POSSESSIVE_REPEAT} if hasattr(_c, "POSSESSIVE_REPEAT") else set())
+_REPEATS = {_c.MAX_REPEAT, _c.MIN_REPEAT, getattr(_c, "POSSESSIVE_REPEAT", _c.MAX_REPEAT)}
 _SINGLE = {_c.LITERAL, _c.NOT_LITERAL, _c.ANY, _c.IN, _c.CATEGORY, _c.RANGE}
 
 

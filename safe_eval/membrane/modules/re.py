@@ -462,7 +462,7 @@ class Pattern:
                 result = guest(Match(m, self, _KEY))
                 out_size.add(result)  # joined by the matcher in C: counted as it is made
                 return result
-        elif isinstance(repl, (str, bytes)) and (b"\\" if isinstance(repl, bytes) else "\\") in repl:
+        elif isinstance(repl, str) and "\\" in repl or isinstance(repl, bytes) and b"\\" in repl:
             # group references: each expansion is counted as it is made (``(?=(.*))`` with
             # ``\\1`` expands to the rest of the subject at every position)
             if isinstance(string, (str, bytes, bytearray)):
