@@ -261,8 +261,9 @@ SIZED_BY_AN_ARGUMENT = [
 @pytest.mark.parametrize(("code", "limit"), [(c, lim) for _, c, lim in SIZED_BY_AN_ARGUMENT],
                          ids=[i for i, _, _ in SIZED_BY_AN_ARGUMENT])
 def test_a_routine_sized_by_its_argument_is_refused_before_the_c_call(code, limit):
-    with pytest.raises(limit):
+    with pytest.raises(limit) as info:
         safe_eval(code, {}, limits=SMALL)
+    assert type(info.value) is limit  # refused by the price, not stopped after by the watchdog
 
 
 @pytest.mark.parametrize(("code", "expected"), [
