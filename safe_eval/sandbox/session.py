@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from safe_eval import rules
 from safe_eval.errors import PolicyViolation, SandboxCrashed, SandboxError, SandboxValueError
 from safe_eval.sandbox import codec
 
@@ -144,9 +145,9 @@ class Session:
         report = check(code, policy, env=dict.fromkeys(names), filename=filename)
         allowed = self.backend.cpython_imports
         left = [d for d in report.diagnostics
-                if not (d.code == "T001" and _imported(d.message) in allowed)]
+                if not (d.code == rules.IMPORT_NOT_ALLOWED.code and _imported(d.message) in allowed)]
         if left:
-            raise PolicyViolation(left, code)
+            raise PolicyViolation(left, code, filename=filename)
 
     # -- workspace -------------------------------------------------------------------------
     def put(self, path: str, data: bytes | str) -> None:
