@@ -458,7 +458,7 @@ def routine_of(value: Any) -> Any:
     """The routine behind a callable the guest is handed: a bound method's function (for a
     method of an instance, what its class defines under the name), else the value itself."""
     if isinstance(value, types.MethodType | staticmethod | classmethod):
-        return value.__func__
+        return routine_of(value.__func__)  # a staticmethod around a bound classmethod: its function
     owner = getattr(value, "__self__", None)
     if (isinstance(value, types.BuiltinMethodType) and owner is not None
             and not isinstance(owner, types.ModuleType) and not isinstance(owner, type)):
@@ -482,7 +482,9 @@ def free_routines() -> dict[Any, str]:
         resolve = _resolver(owner)
         for names, reason in table.items():
             for name in names.split():
-                out[_key(resolve(name))] = reason
+                routine = resolve(name)
+                out[_key(routine)] = reason
+                out[_key(routine_of(routine))] = reason  # a classmethod's function too
     return out
 
 
