@@ -36,6 +36,7 @@ from safe_eval.context import current_context
 from safe_eval.errors import SafeEvalError
 from safe_eval.interpreter.identity import GUEST_REFS, is_guest_class, is_guest_made
 from safe_eval.limits.guards import check_format_spec, price_text
+from safe_eval.limits.routines import slot_price
 from safe_eval.membrane import allowlists
 from safe_eval.membrane.admission import admitted, register_membrane_type
 from safe_eval.membrane.allowlists import FORBIDDEN_VALUE_TYPES, HOST_TYPE_NAMES, PLAIN_SCALARS
@@ -369,5 +370,8 @@ def format_value(value: Any, spec: str = "") -> str:
                 raise TypeError(f"format() argument 2 must be str, not {type(spec).__name__}")
             spec = str.__str__(spec)
         check_format_spec(spec)
+        priced = slot_price(type(value), "__format__")  # format(date, '%c' * 10**7): strftime
+        if priced is not None:
+            return priced(value, spec)  # type: ignore[no-any-return]
     price_text(value)  # format(x, '') is str(x): escaping nested data can multiply it
     return format(value, spec)
