@@ -90,7 +90,14 @@ def check(
     filename: str = "<safe-eval>",
 ) -> Report:
     """Run parse, scrub, restrict and the policy check on ``code``; execute nothing.
-    ``env`` is what the host would pass to ``safe_eval`` (only its names are used)."""
-    _program, diagnostics = analyse(code, policy, filename, tuple(env) if env else ())
+    ``env`` is what the host would pass to ``safe_eval``: its names are defined, and its host
+    callables are the tools held against the policy's tool rules (a function or class the
+    guest bound in an earlier step is session data, as at run time)."""
+    tools = None
+    if env:
+        from safe_eval.membrane.crossing import tool_names
+
+        tools = tool_names(env, policy)
+    _program, diagnostics = analyse(code, policy, filename, tuple(env) if env else (), tools)
     text = decode_source(code)
     return Report(text if isinstance(text, str) else "", tuple(diagnostics), filename)

@@ -120,8 +120,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         value, stdout = _evaluate(code, filename, policy, args.sandbox)
     except SafeEvalError as exc:
         if args.json:
-            print(json.dumps({"ok": False, **exc.to_dict()}, indent=2, default=repr))
+            print(json.dumps({"ok": False, **exc.to_dict(), "stdout": exc.stdout}, indent=2, default=repr))
         else:
+            if exc.stdout:  # what the code printed before it failed: the context of the error
+                sys.stdout.write(exc.stdout if exc.stdout.endswith("\n") else exc.stdout + "\n")
+                sys.stdout.flush()
             render = getattr(exc, "render", None)
             print(render() if callable(render) else str(exc), file=sys.stderr)
         return EXIT_VIOLATION

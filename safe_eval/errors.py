@@ -96,7 +96,12 @@ class GuestFrame(Frozen, Record):
 
 
 class SafeEvalError(Exception):
-    """Root of every error safe-eval raises at its caller."""
+    """Root of every error safe-eval raises at its caller.
+
+    ``stdout`` is what the guest printed before the error (the run that raised it sets it;
+    "" for an error before any guest code ran): the output an agent needs to repair a step."""
+
+    stdout: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"error": type(self).__name__, "message": str(self)}

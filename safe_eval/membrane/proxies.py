@@ -45,7 +45,7 @@ from safe_eval.interpreter.annotations import register_stand_in
 
 __all__ = [
     "Exposed", "HostExceptionClass", "HostIterator", "HostProxy", "Refused", "Tool",
-    "exception_class", "expose", "is_host_exception_class", "refusal",
+    "exception_class", "expose", "is_host_exception_class", "is_tool", "refusal",
 ]
 
 _KEY = object()
@@ -314,6 +314,15 @@ def _tool_class(t: Tool) -> Any:
 
 # an annotation naming a class the host handed in through ``env`` means that class
 register_stand_in(Tool, _tool_class)
+
+
+def is_tool(value: object) -> bool:
+    """Whether an entered value is a tool: a call of it is one the policy decides (a ``Refused``
+    callable counts, so the static check reports its calls as the run would refuse them)."""
+    return type(value) in _TOOL_TYPES
+
+
+_TOOL_TYPES = frozenset({Tool, HostExceptionClass, Refused})
 
 
 def tool(name: str, fn: Callable[..., Any]) -> Tool:

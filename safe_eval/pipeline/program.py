@@ -1,12 +1,14 @@
 """The checked program handed to the interpreter, and the static pipeline that builds it.
 
-    analyse(source, policy=None, filename, env_names=()) -> (Program | None, [Diagnostic])
+    analyse(source, policy=None, filename, env_names=(), tool_names=None) -> (Program | None, [Diagnostic])
         parse -> compile check -> scrub -> restrict -> policy_check.check_policy; every stage
         runs and every diagnostic is returned (sorted by position). The Program is None when
         there is an error (warnings alone do not stop the code).
-    build_program(source, policy, filename, env_names=()) -> Program    raises PolicyViolation
+    build_program(source, policy, filename, env_names=(), tool_names=None) -> Program
+        raises PolicyViolation
 
-``build_program`` is memoised in an LRU keyed by (source, filename, policy, env names), so a
+``build_program`` is memoised in an LRU keyed by (source, filename, policy, env names, tool
+names: which env names are tools, see ``policy_check``), so a
 loop that re-evaluates the same text skips every stage (and, through ``Program.compiled``,
 the interpreter's compilation too). A Program is shared between the calls that hit the cache:
 nobody may mutate its tree. The LRU is bounded in bytes (``pipeline/cache.py``: each Program
@@ -79,6 +81,7 @@ def analyse(
     policy: Any = None,
     filename: str = "<safe-eval>",
     env_names: Iterable[str] = (),
+    tool_names: Iterable[str] | None = None,
 ) -> tuple[Program | None, list[Diagnostic]]:
     """Run every static stage; never executes guest code. Never raises for bad code (only
     ``InternalError`` for a bug in a stage, or the policy resolver's own errors)."""
@@ -94,7 +97,7 @@ def analyse(
         diagnostics = compile_errors(parsed.tree, parsed.source)  # before scrub edits the tree
         annotations = scrub(parsed.tree, parsed.source)
         diagnostics += restrict(parsed.nodes, parsed.source)
-        diagnostics += check_policy(parsed.tree, resolved, tuple(env_names))
+        diagnostics += check_policy(parsed.tree, resolved, tuple(env_names), tool_names)
     except SafeEvalError:
         raise
     except Exception as exc:  # a bug in a stage must not surface as an arbitrary exception
@@ -115,6 +118,7 @@ def build_program(
     policy: Any = None,
     filename: str = "<safe-eval>",
     env_names: Iterable[str] = (),
+    tool_names: Iterable[str] | None = None,
     *,
     cache: bool = True,
 ) -> Program:
@@ -122,9 +126,10 @@ def build_program(
     ``PolicyViolation`` with every diagnostic when the code breaks a rule. ``cache=False``
     (guest ``exec``/``eval`` strings) neither reads nor fills the LRU."""
     names = frozenset(env_names)
+    tools = None if tool_names is None else frozenset(tool_names)
     key: Hashable = None
     if cache and isinstance(source, (str, bytes)) and isinstance(policy, Hashable):
-        key = (source, policy, filename, names)
+        key = (source, policy, filename, names, tools)
         try:
             hit = _CACHE.get(key)
         except TypeError:  # an unhashable policy
@@ -133,7 +138,7 @@ def build_program(
             _CACHE.move_to_end(key)
             program: Program = hit
             return program
-    built, found = analyse(source, policy, filename, names)
+    built, found = analyse(source, policy, filename, names, tools)
     if built is None:
         text = decode_source(source)
         raise PolicyViolation(tuple(found), text if isinstance(text, str) else "")
