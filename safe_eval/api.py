@@ -194,14 +194,15 @@ class Evaluator:
         """One evaluation in the OS sandbox ``name`` (a fresh worker from its warm pool)."""
         lim = self.limits if limits is None else _merge(self.limits, limits)
         on_print = (lambda text: print(text, end="")) if self.echo else None
-        seen = env
+        seen: Mapping[str, Any] | None = env
+        merged: dict[str, Any] | None = None
         if tools:  # beneath env, as in process; the backend keeps callables as tools
-            seen = {**tools, **(env or {})}
+            seen = merged = {**tools, **(env or {})}
         result = _selection.get_backend(name).run(
             code, seen, policy=self.policy, limits=lim, audit=self.audit, on_print=on_print,
             filename=self.filename)
-        if tools and isinstance(env, dict) and seen is not env:
-            env.update({k: v for k, v in seen.items() if k not in tools or v is not tools[k]})
+        if tools and merged is not None and isinstance(env, dict):
+            env.update({k: v for k, v in merged.items() if k not in tools or v is not tools[k]})
         if isinstance(env, dict):
             ns = env
         else:

@@ -66,7 +66,8 @@ class GuestNamespace:
                 del pairs[k]
                 g.pop(k, None)
 
-    def sync_tools(self, tools: Mapping[str, Any] | None, enter_tool: Callable[..., Any], policy: Any) -> None:
+    def sync_tools(self, tools: Mapping[str, Any] | None, enter_tool: Callable[..., Any],
+                   policy: Any) -> None:
         """Give this run the host's ``tools`` (``enter_tool(fn, policy, name)``) under the names
         ``env`` and the guest's earlier bindings leave free; take away the previous run's."""
         held = self.tools

@@ -48,8 +48,8 @@ from safe_eval.membrane.proxies import (
     Tool,
     declared,
     host_exception_class,
-    is_tool,
     host_iterator,
+    is_tool,
     proxy,
     refused,
     tool,
@@ -130,7 +130,8 @@ def tool_names(env: collections.abc.Mapping[str, Any], policy: Any = None) -> fr
     every name but the callables the membrane admits as they are (functions and classes the
     guest made in an earlier run, curated classes it imported). A name given without a usable
     value (``check(code, env=dict.fromkeys(names))``) counts as a tool: deny when in doubt."""
-    return frozenset([k for k, v in env.items() if not callable(v) or is_tool(enter_value(v, policy, name=k))])
+    return frozenset([k for k, v in env.items()
+                      if not callable(v) or is_tool(enter_value(v, policy, name=k))])
 
 
 def _enter(value: Any, policy: Any, name: str | None, depth: int) -> Any:

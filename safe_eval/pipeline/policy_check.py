@@ -20,8 +20,9 @@
 their signatures, exactly as at run time. ``tool_names`` are the env names that are tools (the
 host's callables, entered by the membrane as ``Tool``s); the others are the session's data,
 including functions and classes the guest bound in an earlier step, which are never checked
-against tool rules (``None``: every env name may be a tool). Arguments that are not constants are unknown here;
-only denials certain whatever their values are reported (the run-time check sees the rest).
+against tool rules (``None``: every env name may be a tool). Arguments that are not constants
+are unknown here; only denials certain whatever their values are reported (the run-time check
+sees the rest).
 """
 
 from __future__ import annotations
