@@ -32,7 +32,7 @@ from typing import Any
 from safe_eval import membrane
 from safe_eval._record import Frozen, Record
 from safe_eval.context import RunContext
-from safe_eval.errors import GuestError, SafeEvalError
+from safe_eval.errors import GuestError, PolicyViolation, SafeEvalError
 from safe_eval.interpreter.compiler import CompiledModule, compile_module
 from safe_eval.interpreter.namespace import NamespaceRegistry
 from safe_eval.interpreter.session import run_guarded
@@ -174,7 +174,11 @@ class Evaluator:
             if compiled is not None:
                 cache.move_to_end(key)
         if compiled is None:
-            compiled = self.compile(code, names, tool_names)
+            try:
+                compiled = self.compile(code, names, tool_names)
+            except PolicyViolation as exc:
+                _refused(self.audit, exc, self.filename)
+                raise
         lim = self.limits if limits is None else _merge(self.limits, limits)
         budget = Budget(lim, echo=True) if self.echo else Budget(lim)
         ctx = RunContext(budget, policy, self.audit, self.run_nested, self.filename, None, None, ns)
@@ -217,13 +221,24 @@ class Evaluator:
         if ctx is None:
             raise RuntimeError("run_nested outside an evaluation")
         g = {} if globals is None else globals
-        compiled = self.compile(source, frozenset(g), cache=False)
+        try:
+            compiled = self.compile(source, frozenset(g), cache=False)
+        except PolicyViolation as exc:
+            _refused(ctx.audit, exc, self.filename)
+            raise
         if mode == "eval":
             if compiled.body is not None or compiled.last is None:
                 raise SyntaxError("eval() arg must be a single expression")
             return compiled.run(g, ctx.budget)
         compiled.run(g, ctx.budget)
         return None
+
+
+def _refused(audit: Callable[..., Any] | None, exc: PolicyViolation, filename: str) -> None:
+    """Tell the audit hook and the logger that the static checks refused the code."""
+    from safe_eval.audit import Refusal, report
+
+    report(audit, Refusal(exc.diagnostics, filename, exc.source))
 
 
 class _Spent:
