@@ -16,6 +16,7 @@ from safe_eval.errors import (
     SandboxUnavailable,
 )
 from safe_eval.limits import Limits
+from safe_eval.membrane.proxies import expose
 from safe_eval.policy import Policy
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ __all__ = [
     "SandboxError",
     "SandboxUnavailable",
     "check",
+    "expose",
     "refill",
     "safe_callable",
     "safe_eval",

@@ -40,7 +40,7 @@ from safe_eval.limits.budget import Budget
 from safe_eval.limits.model import Limits
 from safe_eval.membrane.crossing import enter_tool
 from safe_eval.membrane.instancedict import plain_result
-from safe_eval.membrane.proxies import is_tool
+from safe_eval.membrane.proxies import static_facts
 from safe_eval.pipeline.cache import BoundedCache
 from safe_eval.pipeline.program import build_program
 from safe_eval.policy import Policy, resolve_policy
@@ -52,6 +52,7 @@ LimitsLike = Limits | Mapping[str, Any] | None
 # the host's tools: a dict of names to host callables, or host callables named by ``__name__``
 ToolsLike = Mapping[str, Callable[..., Any]] | Iterable[Callable[..., Any]] | None
 _NO_NAMES: frozenset[str] = frozenset()
+_NO_FACTS: tuple[frozenset[str], frozenset[tuple[str, str]]] = (frozenset(), frozenset())
 
 
 class Result(Frozen, Record):
@@ -111,17 +112,20 @@ class Evaluator:
 
     # -- compiling -------------------------------------------------------------------------
     def compile(self, code: Any, env_names: frozenset[str] = frozenset(),
-                tool_names: frozenset[str] | None = None, *, cache: bool = True) -> CompiledModule:
+                tool_names: frozenset[str] | None = None,
+                writable: frozenset[tuple[str, str]] = frozenset(), *, cache: bool = True) -> CompiledModule:
         """The compiled module for ``code``; ``cache=False`` neither reads nor fills a cache
         (guest ``exec``/``eval`` strings: a run must not leave its programs behind).
-        ``tool_names``: which of ``env_names`` are tools (``None``: any of them may be)."""
-        key = (code, env_names, tool_names) if cache and isinstance(code, str) else None
+        ``tool_names``: which of ``env_names`` are tools (``None``: any of them may be);
+        ``writable``: (env name, attribute) pairs declared writable (``membrane.static_facts``)."""
+        key = (code, env_names, (tool_names, writable)) if cache and isinstance(code, str) else None
         if key is not None:
             hit: CompiledModule | None = self._cache.get(key)
             if hit is not None:
                 self._cache.move_to_end(key)
                 return hit
-        program = build_program(code, self.policy, self.filename, env_names, tool_names, cache=cache)
+        program = build_program(code, self.policy, self.filename, env_names, tool_names, writable,
+                                cache=cache)
         compiled = program.compiled.get("module")
         if compiled is None:
             compiled = compile_module(program.tree, program.source, program.filename, program.annotations)
@@ -164,18 +168,18 @@ class Evaluator:
         ns.sync_tools(tool_map, enter_tool, policy)
         g = ns.g
         names = frozenset(g) if g else _NO_NAMES
-        # which names are tools (the static check holds only those against the tool rules)
-        tool_names = frozenset([k for k, v in g.items() if is_tool(v)]) if g else _NO_NAMES
+        # which names are tools (only those meet the tool rules), which attributes are writable
+        facts = static_facts(g) if g else _NO_FACTS
         compiled = None
         if isinstance(code, str):
             cache = self._cache
-            key = (code, names, tool_names)
+            key = (code, names, facts)
             compiled = cache.get(key)
             if compiled is not None:
                 cache.move_to_end(key)
         if compiled is None:
             try:
-                compiled = self.compile(code, names, tool_names)
+                compiled = self.compile(code, names, *facts)
             except PolicyViolation as exc:
                 _refused(self.audit, exc, self.filename)
                 raise
@@ -320,14 +324,17 @@ def safe_exec(code: Any, env: Mapping[str, Any] | None = None, *, policy: Any = 
 
 
 def safe_callable(code: Any, name: str | None = None, *, expected: Any = None, policy: Any = None,
-                  limits: LimitsLike = None) -> Callable[..., Any]:
+                  limits: LimitsLike = None, env: Mapping[str, Any] | None = None,
+                  tools: ToolsLike = None) -> Callable[..., Any]:
     """Decode a function the code defines (``name``, else the last one defined): a host
     callable whose every call is sandboxed and limited again; checked against ``expected``
-    (e.g. ``Callable[[list[int]], int]``) when given."""
+    (e.g. ``Callable[[list[int]], int]``) when given. ``env`` is its module-level state (the
+    function reads it as globals; a dict ``env`` gets the code's top-level bindings), ``tools``
+    the host functions it may call through the policy on every later call."""
     from safe_eval.interpreter.functions import Function
 
     ev = Evaluator(policy, limits) if limits is not None else _evaluator(policy)
-    ns = ev.exec(code)
+    ns = ev._run(code, env, None, False, None, tools)[3]
     if name is None:
         fns = [v for v in ns.values() if isinstance(v, Function)]
         if not fns:

@@ -93,11 +93,16 @@ def check(
     ``env`` is what the host would pass to ``safe_eval``: its names are defined, and its host
     callables are the tools held against the policy's tool rules (a function or class the
     guest bound in an earlier step is session data, as at run time)."""
-    tools = None
+    tools: frozenset[str] | None = None
+    writable: frozenset[tuple[str, str]] = frozenset()
     if env:
-        from safe_eval.membrane.crossing import tool_names
+        from safe_eval.membrane.crossing import enter_env
+        from safe_eval.membrane.proxies import static_facts
 
-        tools = tool_names(env, policy)
-    _program, diagnostics = analyse(code, policy, filename, tuple(env) if env else (), tools)
+        tools, writable = static_facts(enter_env(env, policy))
+        # a name given without a usable value (``env=dict.fromkeys(names)``) may be a tool:
+        # deny when in doubt
+        tools |= {k for k, v in env.items() if not callable(v)}
+    _program, diagnostics = analyse(code, policy, filename, tuple(env) if env else (), tools, writable)
     text = decode_source(code)
     return Report(text if isinstance(text, str) else "", tuple(diagnostics), filename)

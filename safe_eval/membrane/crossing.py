@@ -56,8 +56,7 @@ from safe_eval.membrane.proxies import (
 )
 from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, reveal_type
 
-__all__ = ["enter_call_args", "enter_env", "enter_tool", "enter_value", "format_value", "guest_exception",
-           "tool_names"]
+__all__ = ["enter_call_args", "enter_env", "enter_tool", "enter_value", "format_value", "guest_exception"]
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
 _MEMBRANE_TYPES = (Tool, HostExceptionClass, HostProxy, HostIterator, Refused, OpaqueType, type(GUARDED_TYPE))
@@ -123,15 +122,6 @@ def enter_tool(fn: Any, policy: Any, name: str) -> Any:
         raise TypeError(f"tool '{name}' must be a host function or class, not {type(fn).__name__} "
                         "(pass data and guest-made functions in env)")
     return entered
-
-
-def tool_names(env: collections.abc.Mapping[str, Any], policy: Any = None) -> frozenset[str]:
-    """The names of ``env`` whose calls the static check holds against the policy's tool rules:
-    every name but the callables the membrane admits as they are (functions and classes the
-    guest made in an earlier run, curated classes it imported). A name given without a usable
-    value (``check(code, env=dict.fromkeys(names))``) counts as a tool: deny when in doubt."""
-    return frozenset([k for k, v in env.items()
-                      if not callable(v) or is_tool(enter_value(v, policy, name=k))])
 
 
 def _enter(value: Any, policy: Any, name: str | None, depth: int) -> Any:

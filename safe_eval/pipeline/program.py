@@ -1,14 +1,16 @@
 """The checked program handed to the interpreter, and the static pipeline that builds it.
 
-    analyse(source, policy=None, filename, env_names=(), tool_names=None) -> (Program | None, [Diagnostic])
+    analyse(source, policy=None, filename, env_names=(), tool_names=None, writable=())
+        -> (Program | None, [Diagnostic])
         parse -> compile check -> scrub -> restrict -> policy_check.check_policy; every stage
         runs and every diagnostic is returned (sorted by position). The Program is None when
         there is an error (warnings alone do not stop the code).
-    build_program(source, policy, filename, env_names=(), tool_names=None) -> Program
+    build_program(source, policy, filename, env_names=(), tool_names=None, writable=()) -> Program
         raises PolicyViolation
 
-``build_program`` is memoised in an LRU keyed by (source, filename, policy, env names, tool
-names: which env names are tools, see ``policy_check``), so a
+``tool_names``: which env names are tools (see ``policy_check``); ``writable``: the (env name,
+attribute) pairs the host declared writable (see ``restrict``, R013). ``build_program`` is
+memoised in an LRU keyed by (source, filename, policy, env names, tool names, writable), so a
 loop that re-evaluates the same text skips every stage (and, through ``Program.compiled``,
 the interpreter's compilation too). A Program is shared between the calls that hit the cache:
 nobody may mutate its tree. The LRU is bounded in bytes (``pipeline/cache.py``: each Program
@@ -82,6 +84,7 @@ def analyse(
     filename: str = "<safe-eval>",
     env_names: Iterable[str] = (),
     tool_names: Iterable[str] | None = None,
+    writable: frozenset[tuple[str, str]] = frozenset(),
 ) -> tuple[Program | None, list[Diagnostic]]:
     """Run every static stage; never executes guest code. Never raises for bad code (only
     ``InternalError`` for a bug in a stage, or the policy resolver's own errors)."""
@@ -96,7 +99,7 @@ def analyse(
     try:
         diagnostics = compile_errors(parsed.tree, parsed.source)  # before scrub edits the tree
         annotations = scrub(parsed.tree, parsed.source)
-        diagnostics += restrict(parsed.nodes, parsed.source)
+        diagnostics += restrict(parsed.nodes, parsed.source, writable=writable)
         diagnostics += check_policy(parsed.tree, resolved, tuple(env_names), tool_names)
     except SafeEvalError:
         raise
@@ -119,6 +122,7 @@ def build_program(
     filename: str = "<safe-eval>",
     env_names: Iterable[str] = (),
     tool_names: Iterable[str] | None = None,
+    writable: frozenset[tuple[str, str]] = frozenset(),
     *,
     cache: bool = True,
 ) -> Program:
@@ -129,7 +133,7 @@ def build_program(
     tools = None if tool_names is None else frozenset(tool_names)
     key: Hashable = None
     if cache and isinstance(source, (str, bytes)) and isinstance(policy, Hashable):
-        key = (source, policy, filename, names, tools)
+        key = (source, policy, filename, names, tools, writable)
         try:
             hit = _CACHE.get(key)
         except TypeError:  # an unhashable policy
@@ -138,7 +142,7 @@ def build_program(
             _CACHE.move_to_end(key)
             program: Program = hit
             return program
-    built, found = analyse(source, policy, filename, names, tools)
+    built, found = analyse(source, policy, filename, names, tools, writable)
     if built is None:
         text = decode_source(source)
         raise PolicyViolation(tuple(found), text if isinstance(text, str) else "")
