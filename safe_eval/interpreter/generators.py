@@ -128,11 +128,16 @@ class Resumable:
         if b.depth > b.max_depth:
             b.too_deep()
         g = self._g
+        started = self._started
         self._running = True
         self._started = True
         try:
             cur = getcurrent()
-            g.parent = cur
+            try:
+                g.parent = cur
+            except ValueError:  # greenlet: "parent cannot be on a different thread"
+                g = self._on_this_thread(g, started)
+                g.parent = cur
             # the body sees the context of whoever resumes it (a greenlet starts with an empty
             # one), which is always its own run's (tested above): its tool calls are decided
             # and audited by the run that made it
@@ -150,6 +155,19 @@ class Resumable:
             self._done = True
             return True, r
         return False, r
+
+    def _on_this_thread(self, g: greenlet, started: bool) -> greenlet:
+        """A greenlet belongs to the thread that made it: one not started yet is made again
+        here (a generator made on one thread and first resumed on another works, as in
+        CPython); a started one cannot move, and says so instead of greenlet's error."""
+        if started:
+            raise RuntimeError(
+                f"this {self._kind()} was started on another thread than this resume runs on: "
+                "safe-eval runs generator bodies on greenlets, which cannot move between threads, "
+                "and a call from a thread other than the main one runs on a fresh thread; "
+                "consume it in the code that made it (e.g. return list(...))")
+        g = self._g = _GuestGreenlet(g.run)
+        return g
 
     def _kind(self) -> str:
         return "generator"
