@@ -128,7 +128,6 @@ class Resumable:
         if b.depth > b.max_depth:
             b.too_deep()
         g = self._g
-        started = self._started
         self._running = True
         self._started = True
         try:
@@ -136,8 +135,7 @@ class Resumable:
             try:
                 g.parent = cur
             except ValueError:  # greenlet: "parent cannot be on a different thread"
-                g = self._on_this_thread(g, started)
-                g.parent = cur
+                raise self._moved() from None
             # the body sees the context of whoever resumes it (a greenlet starts with an empty
             # one), which is always its own run's (tested above): its tool calls are decided
             # and audited by the run that made it
@@ -156,18 +154,14 @@ class Resumable:
             return True, r
         return False, r
 
-    def _on_this_thread(self, g: greenlet, started: bool) -> greenlet:
-        """A greenlet belongs to the thread that made it: one not started yet is made again
-        here (a generator made on one thread and first resumed on another works, as in
-        CPython); a started one cannot move, and says so instead of greenlet's error."""
-        if started:
-            raise RuntimeError(
-                f"this {self._kind()} was started on another thread than this resume runs on: "
-                "safe-eval runs generator bodies on greenlets, which cannot move between threads, "
-                "and a call from a thread other than the main one runs on a fresh thread; "
-                "consume it in the code that made it (e.g. return list(...))")
-        g = self._g = _GuestGreenlet(g.run)
-        return g
+    def _moved(self) -> RuntimeError:
+        """A started body is suspended on its thread's greenlet, which cannot move: say so
+        (a guest-level error) instead of greenlet's."""
+        return RuntimeError(
+            f"this {self._kind()} was started on another thread than this resume runs on: "
+            "safe-eval runs generator bodies on greenlets, which cannot move between threads, "
+            "and a call from a thread other than the main one runs on a fresh thread; "
+            "consume it in the code that made it (e.g. return list(...))")
 
     def _kind(self) -> str:
         return "generator"
