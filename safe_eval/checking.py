@@ -14,6 +14,7 @@ restrict (``pipeline/restrict.py``), ``T0xx`` policy and tools (``pipeline/polic
 from __future__ import annotations
 
 import json
+import types
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -90,19 +91,33 @@ def check(
     filename: str = "<safe-eval>",
 ) -> Report:
     """Run parse, scrub, restrict and the policy check on ``code``; execute nothing.
-    ``env`` is what the host would pass to ``safe_eval``: its names are defined, and its host
-    callables are the tools held against the policy's tool rules (a function or class the
-    guest bound in an earlier step is session data, as at run time)."""
-    tools: frozenset[str] | None = None
+    ``env`` is what the host would pass to ``safe_eval``: its host functions are the tools
+    (their signatures place constant arguments for the tool rules), its other values are data
+    (a function or class the guest bound in an earlier step too, as at run time); a policy's
+    allowed tools count as defined even when ``env`` does not name them; an attribute of an
+    exposed object declared writable may be assigned (no R013)."""
+    static = _static_env(env or {})
+    tools = frozenset(k for k, v in static.items() if v is not None)
     writable: frozenset[tuple[str, str]] = frozenset()
     if env:
-        from safe_eval.membrane.crossing import enter_env
-        from safe_eval.membrane.proxies import static_facts
+        from safe_eval.membrane.crossing import enter_value
+        from safe_eval.membrane.proxies import Exposed, static_facts
 
-        tools, writable = static_facts(enter_env(env, policy))
-        # a name given without a usable value (``env=dict.fromkeys(names)``) may be a tool:
-        # deny when in doubt
-        tools |= {k for k, v in env.items() if not callable(v)}
-    _program, diagnostics = analyse(code, policy, filename, tuple(env) if env else (), tools, writable)
+        exposed = {k: enter_value(v, policy, name=k) for k, v in env.items() if isinstance(v, Exposed)}
+        writable = static_facts(exposed)[1]
+    _program, diagnostics = analyse(code, policy, filename, static, tools, writable)
     text = decode_source(code)
     return Report(text if isinstance(text, str) else "", tuple(diagnostics), filename)
+
+
+_HOST_FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType)
+
+
+def _static_env(env: Mapping[str, Any]) -> dict[str, Any]:
+    """What the static check may look at: host functions (the host's tools; their signatures
+    are read), and for every other name only the name. Nothing guest-made is introspected:
+    a session's env holds the guest's own functions and objects from earlier steps."""
+    from safe_eval.interpreter.identity import is_guest_made
+
+    return {name: value if type(value) in _HOST_FUNCTIONS and not is_guest_made(value) else None
+            for name, value in env.items()}
