@@ -45,7 +45,7 @@ from safe_eval.interpreter.annotations import register_stand_in
 
 __all__ = [
     "Exposed", "HostExceptionClass", "HostIterator", "HostProxy", "Refused", "Tool",
-    "exception_class", "expose", "is_host_exception_class", "refusal",
+    "exception_class", "expose", "host_original", "is_host_exception_class", "refusal",
 ]
 
 _KEY = object()
@@ -334,3 +334,24 @@ def host_iterator(it: Iterator[Any]) -> HostIterator:
 
 def refused(what: str, why: str) -> Refused:
     return Refused(_KEY, what, why)
+
+
+def host_original(value: Any) -> Any:
+    """The host's own object behind a membrane wrapper, for host code receiving guest results
+    (a tool's function or class, an exposed object, a curated module's host module); ``value``
+    itself when it is no wrapper. Never reached by the guest:
+    it hands the guest nothing, it gives the host back what the host put in."""
+    tp = type(value)
+    if tp is Tool or tp is HostExceptionClass:
+        return value._fn
+    if tp is HostProxy:
+        return value._obj
+    from safe_eval.membrane.modules._module import CuratedModule
+
+    if tp is CuratedModule:
+        import sys
+
+        module = sys.modules.get(CuratedModule.name_of(value))
+        if module is not None:
+            return module
+    return value
