@@ -128,7 +128,8 @@ class SafeEvalProvider(ObjectInterpretation):  # type: ignore[misc]  # effectful
     @implements(evaluation.compile)  # type: ignore[misc]
     def compile(self, module: ast.Module, filename: str) -> types.CodeType:
         source = _source_of(module, filename)
-        evaluator = Evaluator(self.policy, self.limits, filename=filename)
+        # echo: guest print writes to sys.stdout as it runs (effectful's REPL captures it there)
+        evaluator = Evaluator(self.policy, self.limits, filename=filename, echo=True)
         try:
             evaluator.compile(source)
         except PolicyViolation as exc:
