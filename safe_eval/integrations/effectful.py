@@ -62,7 +62,7 @@ from effectful.ops.syntax import ObjectInterpretation, implements
 from safe_eval.api import Evaluator, LimitsLike
 from safe_eval.errors import GuestError, PolicyViolation
 from safe_eval.interpreter.functions import Function
-from safe_eval.limits.stack import start_with_stack, stack_for
+from safe_eval.limits.stack import stack_for, start_with_stack
 from safe_eval.membrane.instancedict import plain_result
 from safe_eval.membrane.proxies import host_original
 from safe_eval.pipeline.parse import parse as parse_guarded
@@ -102,7 +102,7 @@ _SERIAL = itertools.count(1)
 _MAX_WALK = 100_000
 
 
-class SafeEvalProvider(ObjectInterpretation):  # type: ignore[misc]  # effectful is untyped
+class SafeEvalProvider(ObjectInterpretation):
     """effectful's ``parse``/``type_check``/``compile``/``exec`` on safe-eval (module docstring).
     ``policy`` and ``limits`` are those of ``safe_eval.Evaluator``."""
 
@@ -112,7 +112,7 @@ class SafeEvalProvider(ObjectInterpretation):  # type: ignore[misc]  # effectful
         self.limits = limits
         self._stock = UnsafeEvalProvider()
 
-    @implements(evaluation.parse)  # type: ignore[misc]
+    @implements(evaluation.parse)
     def parse(self, source: str, filename: str) -> ast.Module:
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         parsed, diagnostics = parse_guarded(source, filename)
@@ -120,12 +120,12 @@ class SafeEvalProvider(ObjectInterpretation):  # type: ignore[misc]  # effectful
             raise RefusedCode(diagnostics, source if isinstance(source, str) else "")
         return parsed.tree
 
-    @implements(evaluation.type_check)  # type: ignore[misc]
+    @implements(evaluation.type_check)
     def type_check(self, source: str, lo: int | None = None, hi: int | None = None, *,
                    lenient: bool = False) -> None:
         self._stock.type_check(source, lo, hi, lenient=lenient)
 
-    @implements(evaluation.compile)  # type: ignore[misc]
+    @implements(evaluation.compile)
     def compile(self, module: ast.Module, filename: str) -> types.CodeType:
         source = _source_of(module, filename)
         # echo: guest print writes to sys.stdout as it runs (effectful's REPL captures it there)
@@ -141,7 +141,7 @@ class SafeEvalProvider(ObjectInterpretation):  # type: ignore[misc]  # effectful
         _PROGRAMS[inert] = _Compiled(source, filename, evaluator, _definitions(source))
         return inert
 
-    @implements(evaluation.exec)  # type: ignore[misc]
+    @implements(evaluation.exec)
     def exec(self, bytecode: types.CodeType, env: MutableMapping[str, Any]) -> None:
         compiled = _PROGRAMS.get(bytecode) if type(bytecode) is types.CodeType else None
         if compiled is None:
@@ -165,14 +165,12 @@ class SafeEvalProvider(ObjectInterpretation):  # type: ignore[misc]  # effectful
 def _source_of(module: ast.Module, filename: str) -> str:
     """The text ``module`` was parsed from (``parse`` registered it), else the module unparsed:
     safe-eval checks and runs text, and a tree edited after ``parse`` must run as edited."""
-    lines = linecache.cache.get(filename)
-    if lines is not None:
-        text = "".join(lines[2])
-        try:
-            if ast.dump(ast.parse(text)) == ast.dump(module):
-                return text
-        except (SyntaxError, ValueError):
-            pass
+    entry = linecache.cache.get(filename)
+    if entry is not None and len(entry) == 4:  # (size, mtime, lines, name): a registered source
+        text = "".join(entry[2])
+        parsed, _ = parse_guarded(text, filename)
+        if parsed is not None and ast.dump(parsed.tree) == ast.dump(module):
+            return text
     if not isinstance(module, ast.Module):
         raise TypeError(f"compile() expects an ast.Module, not {type(module).__name__}")
     return ast.unparse(module)

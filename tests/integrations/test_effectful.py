@@ -11,19 +11,19 @@ import pytest
 
 pytest.importorskip("effectful.handlers.llm.evaluation", reason="effectful[llm] is not installed (Python >= 3.12)")
 
-import pydantic  # noqa: E402
-from effectful.handlers.llm.encoding import Encodable  # noqa: E402
-from effectful.handlers.llm.evaluation import ReplSession  # noqa: E402
-from effectful.handlers.llm.evaluation import compile as compile_op  # noqa: E402
-from effectful.handlers.llm.evaluation import exec as exec_op  # noqa: E402
-from effectful.handlers.llm.evaluation import parse as parse_op  # noqa: E402
-from effectful.ops.semantics import handler  # noqa: E402
-from effectful.ops.syntax import defop  # noqa: E402
+import pydantic
+from effectful.handlers.llm.encoding import Encodable
+from effectful.handlers.llm.evaluation import ReplSession
+from effectful.handlers.llm.evaluation import compile as compile_op
+from effectful.handlers.llm.evaluation import exec as exec_op
+from effectful.handlers.llm.evaluation import parse as parse_op
+from effectful.ops.semantics import handler
+from effectful.ops.syntax import defop
 
-from safe_eval import PolicyViolation  # noqa: E402
-from safe_eval.membrane import expose  # noqa: E402
-from safe_eval.errors import GuestError  # noqa: E402
-from safe_eval.integrations.effectful import RefusedCode, SafeEvalProvider  # noqa: E402
+from safe_eval import PolicyViolation
+from safe_eval.errors import GuestError
+from safe_eval.integrations.effectful import RefusedCode, SafeEvalProvider
+from safe_eval.membrane import expose
 
 
 def run(source, env, filename="<test>", provider=None):
@@ -143,9 +143,9 @@ def test_a_guest_error_carries_the_guest_traceback_as_a_note():
 
 
 def test_a_decoded_function_handed_back_to_the_guest_is_the_guest_function_again():
-    env = run("def f(n: int) -> int:\n    return n + 1\n", {})
-    env = run("g = f\nr = g(1)\n", env)
-    assert env["g"] is env["f"] and env["r"] == 2
+    env = run("def f(n: int = 5) -> int:\n    return n + 1\n", {})
+    env = run("g = f\nr = (g(1), type(g).__name__)\n", env)
+    assert env["g"] is env["f"] and env["r"] == (2, "Function")
 
 
 @pytest.mark.parametrize("ty,source,args,expected", [
