@@ -44,23 +44,7 @@ def decode(ty, source, ctx=None):
         return enc.validate_python({"module_code": source}, context=ctx or {})
 
 
-# -- compile: what it returns runs nothing -----------------------------------------------------
-def test_the_compiled_code_object_only_raises_under_builtin_exec_and_runs_no_guest_line():
-    calls = []
-    with handler(SafeEvalProvider()):
-        code = compile_op(parse_op("record('ran')\nx = 1\n", "<inert>"), "<inert>")
-    env = {"record": calls.append}
-    with pytest.raises(RuntimeError, match=r"not runnable outside SafeEvalProvider\.exec"):
-        exec(code, env)
-    assert calls == [] and "x" not in env
-    assert code.co_filename == "<inert>" and "record" not in code.co_names
-
-
-def test_exec_refuses_a_code_object_it_did_not_compile():
-    with handler(SafeEvalProvider()), pytest.raises(TypeError, match="only code objects its compile"):
-        exec_op(compile("x = 1", "<host>", "exec"), {})
-
-
+# -- compile: refused code ----------------------------------------------------------------------
 @pytest.mark.parametrize("source,rule", [
     ("import os\n", "T001"),
     ("x = ().__class__.__subclasses__\n", "R003"),
