@@ -9,6 +9,8 @@
 # replies are effectful's own fixtures: no API key or network is needed once installed.
 # Environment: PYTHON (default python3.12), EFFECTFUL_REPO (a URL or a local clone),
 # WORKDIR (default a fresh temporary directory), extra pytest arguments after the mode.
+# --timeout: without network one of effectful's provider tests waits on litellm's retries
+# (with either provider); it fails at 90 s instead of stalling the run.
 set -euo pipefail
 MODE=${1:-safe-eval}
 shift || true
@@ -24,7 +26,7 @@ fi
 git -C "$WORKDIR/effectful" checkout -q "$EFFECTFUL_REF"
 if [ ! -x "$WORKDIR/venv/bin/python" ]; then
     "$PYTHON" -m venv "$WORKDIR/venv"
-    "$WORKDIR/venv/bin/pip" install -q -e "$ROOT" -e "$WORKDIR/effectful[llm]" pytest
+    "$WORKDIR/venv/bin/pip" install -q -e "$ROOT" -e "$WORKDIR/effectful[llm]" pytest pytest-timeout
 fi
 
 PLUGIN=()
@@ -35,4 +37,4 @@ cd "$WORKDIR/effectful"
 # LITELLM_LOCAL_MODEL_COST_MAP: litellm otherwise fetches its price table at import
 PYTHONPATH="$ROOT/tests/clients" LITELLM_LOCAL_MODEL_COST_MAP=True \
     "$WORKDIR/venv/bin/python" -m pytest tests/test_handlers_llm*.py -o addopts="" -p no:cacheprovider \
-    "${PLUGIN[@]}" -q -rfE "$@"
+    --timeout 90 "${PLUGIN[@]}" -q -rfE "$@"
