@@ -70,7 +70,7 @@ from safe_eval.pipeline.parse import parse as parse_guarded
 __all__ = ["RefusedCode", "SafeEvalProvider"]
 
 
-class RefusedCode(PolicyViolation, SyntaxError):
+class RefusedCode(PolicyViolation, SyntaxError):  # type: ignore[misc]  # both name a ``filename``: one slot
     """Code safe-eval will not run (a parse error or a policy violation), raised by ``parse``
     and ``compile``: a ``SyntaxError`` too, which is what effectful's decoders turn into a
     retry with the message shown to the model."""
@@ -117,7 +117,7 @@ class SafeEvalProvider(ObjectInterpretation):
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         parsed, diagnostics = parse_guarded(source, filename)
         if parsed is None:
-            raise RefusedCode(diagnostics, source if isinstance(source, str) else "")
+            raise RefusedCode(diagnostics, source if isinstance(source, str) else "", filename=filename)
         return parsed.tree
 
     @implements(evaluation.type_check)
@@ -133,7 +133,7 @@ class SafeEvalProvider(ObjectInterpretation):
         try:
             evaluator.compile(source)
         except PolicyViolation as exc:
-            raise RefusedCode(exc.diagnostics, exc.source) from None
+            raise RefusedCode(exc.diagnostics, exc.source, filename=filename) from None
         serial = next(_SERIAL)
         message = (f"safe-eval program #{serial} ({filename}) is not runnable outside "
                    "SafeEvalProvider.exec: the guest code is not in this code object")
