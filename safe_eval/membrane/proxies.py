@@ -48,7 +48,7 @@ from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, register_type_
 
 __all__ = [
     "Exposed", "HostClassView", "HostExceptionClass", "HostIterator", "HostProxy", "Refused", "Tool",
-    "exception_class", "expose", "is_host_exception_class", "is_tool", "refusal",
+    "exception_class", "expose", "host_original", "is_host_exception_class", "is_tool", "refusal",
     "static_facts",
 ]
 
@@ -478,3 +478,24 @@ def host_iterator(it: Iterator[Any]) -> HostIterator:
 
 def refused(what: str, why: str) -> Refused:
     return Refused(_KEY, what, why)
+
+
+def host_original(value: Any) -> Any:
+    """The host's own object behind a membrane wrapper, for host code receiving guest results
+    (a tool's function or class, an exposed object, a curated module's host module); ``value``
+    itself when it is no wrapper. Never reached by the guest:
+    it hands the guest nothing, it gives the host back what the host put in."""
+    tp = type(value)
+    if tp is Tool or tp is HostExceptionClass:
+        return value._fn
+    if tp is HostProxy:
+        return value._obj
+    from safe_eval.membrane.modules._module import CuratedModule
+
+    if tp is CuratedModule:
+        import sys
+
+        module = sys.modules.get(CuratedModule.name_of(value))
+        if module is not None:
+            return module
+    return value
