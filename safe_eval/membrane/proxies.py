@@ -42,6 +42,7 @@ from typing import Any
 from safe_eval.diagnostics import Diagnostic
 from safe_eval.errors import PolicyViolation, SafeEvalError
 from safe_eval.interpreter.annotations import register_stand_in
+from safe_eval.policy.plain import register_handle
 
 __all__ = [
     "Exposed", "HostExceptionClass", "HostIterator", "HostProxy", "Refused", "Tool",
@@ -334,3 +335,11 @@ def host_iterator(it: Iterator[Any]) -> HostIterator:
 
 def refused(what: str, why: str) -> Refused:
     return Refused(_KEY, what, why)
+
+
+def _proxied(handle: HostProxy) -> Any:
+    return handle._obj
+
+
+# a proxy handed back to a tool is the host's own object again (the one door out, policy/plain.py)
+register_handle(HostProxy, _proxied)
