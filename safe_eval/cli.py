@@ -7,6 +7,9 @@
                                                      (in the OS sandbox S: subprocess, bwrap ...)
     safe-eval sandbox doctor [--json]                which OS sandboxes work here; exit 0 when one does
     safe-eval sandbox build-image                    build the container backend's image locally
+    safe-eval mcp [--policy P] [--sandbox S] [--return-mode xml|json]
+                                                     an MCP server on stdio (run_python_code,
+                                                     check_python); needs the ``mcp`` extra
     safe-eval demo                                   a guided tour
 
 Exit status 2 is a usage error (unreadable file, unknown policy, missing command). Imports are
@@ -158,6 +161,23 @@ def _cmd_sandbox_build_image(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_mcp(args: argparse.Namespace) -> int:
+    try:
+        from safe_eval.integrations.mcp import serve
+    except ImportError as exc:
+        raise _Usage(f"the MCP server needs the mcp package: pip install 'safe-eval[mcp]' ({exc})") from exc
+    if args.sandbox is not None:
+        from safe_eval.errors import SafeEvalError
+        from safe_eval.sandbox.selection import normalize
+
+        try:
+            normalize(args.sandbox)
+        except SafeEvalError as exc:
+            raise _Usage(f"bad --sandbox: {exc}") from exc
+    serve(_policy(args.policy), sandbox=args.sandbox, return_mode=args.return_mode)
+    return EXIT_OK
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="safe-eval", description="Run LLM-written Python safely.")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -190,6 +210,13 @@ def _parser() -> argparse.ArgumentParser:
     doctor.set_defaults(handler=_cmd_sandbox_doctor)
     build = sandbox_commands.add_parser("build-image", help="build the container backend's image")
     build.set_defaults(handler=_cmd_sandbox_build_image)
+
+    mcp = commands.add_parser("mcp", help="serve run_python_code and check_python over MCP (stdio)")
+    mcp.add_argument("--policy", metavar="P", help="a policy name or file (default: default)")
+    mcp.add_argument("--sandbox", metavar="S", help="run every call in this OS sandbox (as for run)")
+    mcp.add_argument("--return-mode", choices=("xml", "json"), default="xml",
+                     help="run_python_code's text: mcp-run-python's tags (default) or JSON")
+    mcp.set_defaults(handler=_cmd_mcp)
 
     demo = commands.add_parser("demo", help="a short guided tour")
     demo.set_defaults(handler=_cmd_demo)
