@@ -60,7 +60,8 @@ def run_python_code(evaluator: Evaluator, python_code: str,
     except SafeEvalError as exc:
         stdout = getattr(exc, "stdout", "") or ""
         return {"status": "run-error", "output": stdout.splitlines(), "error": _error_text(exc, python_code)}
-    return {"status": "success", "output": result.stdout.splitlines(), "return_value": _jsonable(result.value)}
+    value = _jsonable(result.value)
+    return {"status": "success", "output": result.stdout.splitlines(), "return_value": value}
 
 
 def check_python(evaluator: Evaluator, python_code: str) -> dict[str, Any]:
@@ -94,7 +95,7 @@ def build_server(policy: Any = None, limits: Any = None, *, sandbox: str | None 
     try:
         from mcp.server.mcpserver import MCPServer as Server
     except ImportError:  # mcp 1.x
-        from mcp.server.fastmcp import FastMCP as Server
+        from mcp.server.fastmcp import FastMCP as Server  # type: ignore[no-redef,attr-defined,unused-ignore]
 
     evaluator = Evaluator(policy, limits, filename=FILENAME, sandbox=sandbox)
     server = Server("safe-eval", instructions='Call the "run_python_code" tool with the Python code to run.')
@@ -176,7 +177,8 @@ def _traceback_text(exc: GuestError, code: str) -> str:
     are what the running Python draws), then ``Type: message``."""
     undefined = _undefined_name(exc)
     last = len(exc.traceback) - 1
-    summaries = [_summary(frame, code, undefined if i == last else None) for i, frame in enumerate(exc.traceback)]
+    summaries = [_summary(frame, code, undefined if i == last else None)
+                 for i, frame in enumerate(exc.traceback)]
     lines = ["Traceback (most recent call last):\n", *traceback.StackSummary.from_list(summaries).format()]
     message = f"{exc.type_name}: {exc.message}" if exc.message else exc.type_name
     return "".join(lines) + message + "\n"
@@ -192,7 +194,8 @@ def _undefined_name(exc: GuestError) -> str | None:
 
 def _summary(frame: GuestFrame, code: str, undefined: str | None) -> traceback.FrameSummary:
     span = _failing_span(frame, code, undefined)
-    line = frame.source_line + "\n"  # as linecache gives it: the formatter's column arithmetic counts the newline
+    # as linecache gives it: the formatter's column arithmetic counts the newline
+    line = frame.source_line + "\n"
     if span is None or sys.version_info < (3, 11):
         return traceback.FrameSummary(frame.filename, frame.line, frame.name, lookup_line=False, line=line)
     (start_line, start_col), (end_line, end_col) = span
@@ -221,6 +224,7 @@ def _failing_span(frame: GuestFrame, code: str,
     if statement is None or isinstance(statement, _COMPOUND):
         return None
     nodes = [n for n in ast.walk(statement) if isinstance(n, ast.expr)]
+    candidates: list[ast.expr]
     if undefined is not None:
         candidates = [n for n in nodes if isinstance(n, ast.Name) and n.id == undefined]
     else:

@@ -44,7 +44,15 @@ from smolagents.local_python_executor import (
 from smolagents.utils import BASE_BUILTIN_MODULES, truncate_content
 
 from safe_eval.api import Evaluator
-from safe_eval.errors import GuestError, GuestFrame, LimitExceeded, OpLimit, PolicyViolation, SafeEvalError, TimeLimit
+from safe_eval.errors import (
+    GuestError,
+    GuestFrame,
+    LimitExceeded,
+    OpLimit,
+    PolicyViolation,
+    SafeEvalError,
+    TimeLimit,
+)
 from safe_eval.limits import Limits
 from safe_eval.limits.budget import current
 from safe_eval.membrane.modules import CURATED
@@ -67,7 +75,7 @@ class FinalAnswer(SafeEvalError):
         self.stdout = stdout  # what the action printed before it
 
 
-class SafeEvalExecutor(PythonExecutor):
+class SafeEvalExecutor(PythonExecutor):  # type: ignore[misc]  # smolagents is untyped
     """Runs smolagents code actions in safe-eval. ``policy``/``limits``/``sandbox`` are the
     ``Evaluator``'s; ``timeout_seconds`` is the time limit (None: the policy's)."""
 
@@ -141,27 +149,24 @@ class SafeEvalExecutor(PythonExecutor):
     def _translate(self, exc: SafeEvalError, code: str) -> Exception:
         """smolagents' exception for a safe-eval error (CodeAgent matches on its wording)."""
         if isinstance(exc, TimeLimit) and self.timeout_seconds is not None:
-            return ExecutionTimeoutError(
-                f"Code execution exceeded the maximum execution time of {self.timeout_seconds} seconds"
-            )
+            return _error(ExecutionTimeoutError, "Code execution exceeded the maximum execution time "
+                          f"of {self.timeout_seconds} seconds")
         if isinstance(exc, OpLimit):
-            return InterpreterError(
-                f"Reached the max number of operations of {exc.value}. Maybe there is an infinite loop "
-                "somewhere in the code, or you're just asking too many calculations."
-            )
+            return _error(InterpreterError, f"Reached the max number of operations of {exc.value}. Maybe "
+                          "there is an infinite loop somewhere in the code, or you're just asking too many "
+                          "calculations.")
         if isinstance(exc, PolicyViolation):
             refused = _refused_import(exc, code)
             if refused is not None:
-                return InterpreterError(self._import_message(*refused))
-            return InterpreterError(f"Code was refused before it ran:\n{exc}")
+                return _error(InterpreterError, self._import_message(*refused))
+            return _error(InterpreterError, f"Code was refused before it ran:\n{exc}")
         if isinstance(exc, GuestError):
             where = _top_level_segment(code, exc.traceback[0] if exc.traceback else None)
-            return InterpreterError(
-                f"Code execution failed at line '{where}' due to: {exc.type_name}: {exc.message}"
-            )
+            return _error(InterpreterError,
+                          f"Code execution failed at line '{where}' due to: {exc.type_name}: {exc.message}")
         if isinstance(exc, LimitExceeded):
-            return InterpreterError(f"Code execution failed due to: {type(exc).__name__}: {exc}")
-        return InterpreterError(f"Code execution failed due to: {exc}")
+            return _error(InterpreterError, f"Code execution failed due to: {type(exc).__name__}: {exc}")
+        return _error(InterpreterError, f"Code execution failed due to: {exc}")
 
     def _import_message(self, kind: str, module: str) -> str:
         text = f"Import {kind} {module} is not allowed. Authorized imports are: {self.authorized_imports}"
@@ -171,6 +176,12 @@ class SafeEvalExecutor(PythonExecutor):
         elif module.split(".")[0] not in CURATED and module not in CURATED:
             text += " (safe-eval has no curated module of that name)"
         return text
+
+
+def _error(kind: Any, text: str) -> Exception:
+    """An instance of smolagents' (untyped) exception class ``kind``."""
+    error: Exception = kind(text)
+    return error
 
 
 def _final_answer(tool: Callable[..., Any]) -> Callable[..., Any]:

@@ -7,8 +7,8 @@ sees it, by a plain copy of the data it holds, and the host receives that same c
 
 ``plain(value) -> (copy, complete)``: ``complete`` is False when some part could not be copied
 (a guest object, a proxy, a cycle, nesting deeper than ``MAX_DEPTH``); such parts are kept as
-they are (a proxy of a host object as the host object it stands for: ``register_handle``), and a rule must not place a condition on the argument (``conditions`` treats it as
-"cannot be evaluated").
+they are (a proxy as the host object it stands for: ``register_handle``), and a rule must not
+place a condition on the argument (``conditions`` treats it as "cannot be evaluated").
 
 Each copy is made by a C routine of the builtin type, called on the type, that reads the
 object's storage without dispatching to a method a subclass may override (checked per routine

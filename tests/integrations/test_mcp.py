@@ -15,9 +15,9 @@ import pytest
 
 pytest.importorskip("mcp", reason="the mcp package is not installed (pip install -e '.[mcp]')")
 
-from safe_eval import Evaluator, Limits  # noqa: E402
-from safe_eval.cli import main as cli_main  # noqa: E402
-from safe_eval.integrations.mcp import FILENAME, as_xml, check_python, run_python_code  # noqa: E402
+from safe_eval import Evaluator, Limits
+from safe_eval.cli import main as cli_main
+from safe_eval.integrations.mcp import FILENAME, as_xml, check_python, run_python_code
 
 CARETS = sys.version_info >= (3, 11)  # CPython draws carets under the failing expression from 3.11 on
 

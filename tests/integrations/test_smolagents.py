@@ -12,13 +12,13 @@ import pytest
 
 pytest.importorskip("smolagents", reason="smolagents is not installed (pip install -e '.[smolagents]')")
 
-from smolagents import CodeAgent, Tool  # noqa: E402
-from smolagents.default_tools import FinalAnswerTool  # noqa: E402
-from smolagents.local_python_executor import ExecutionTimeoutError, InterpreterError  # noqa: E402
-from smolagents.models import ChatMessage, MessageRole, Model  # noqa: E402
+from smolagents import CodeAgent, Tool
+from smolagents.default_tools import FinalAnswerTool
+from smolagents.local_python_executor import ExecutionTimeoutError, InterpreterError
+from smolagents.models import ChatMessage, MessageRole, Model
 
-from safe_eval import Limits  # noqa: E402
-from safe_eval.integrations.smolagents import SafeEvalExecutor  # noqa: E402
+from safe_eval import Limits
+from safe_eval.integrations.smolagents import SafeEvalExecutor
 
 BASE_IMPORTS = "['collections', 'datetime', 'itertools', 'math', 'queue', 'random', 're', 'stat', 'statistics', 'time', 'unicodedata']"
 

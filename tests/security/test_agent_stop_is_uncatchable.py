@@ -15,9 +15,9 @@ import pytest
 
 pytest.importorskip("smolagents", reason="smolagents is not installed (pip install -e '.[smolagents]')")
 
-from smolagents.default_tools import FinalAnswerTool  # noqa: E402
+from smolagents.default_tools import FinalAnswerTool
 
-from safe_eval.integrations.smolagents import SafeEvalExecutor  # noqa: E402
+from safe_eval.integrations.smolagents import SafeEvalExecutor
 
 ATTEMPTS = {
     "bare-except": """
