@@ -60,8 +60,14 @@ def run_python_code(evaluator: Evaluator, python_code: str,
     except SafeEvalError as exc:
         stdout = getattr(exc, "stdout", "") or ""
         return {"status": "run-error", "output": stdout.splitlines(), "error": _error_text(exc, python_code)}
-    value = _jsonable(result.value)
-    return {"status": "success", "output": result.stdout.splitlines(), "return_value": value}
+    output = result.stdout.splitlines()
+    try:
+        value = _jsonable(result.value)
+    except SafeEvalError as exc:  # a guest __repr__ that raised or ran out of its bound
+        return {"status": "run-error", "output": output, "error": _error_text(exc, python_code)}
+    except (TypeError, ValueError) as exc:  # a guest __repr__ that returned a non-str
+        return {"status": "run-error", "output": output, "error": f"{type(exc).__name__}: {exc}\n"}
+    return {"status": "success", "output": output, "return_value": value}
 
 
 def check_python(evaluator: Evaluator, python_code: str) -> dict[str, Any]:

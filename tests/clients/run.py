@@ -120,6 +120,11 @@ def main() -> int:
         print("  passing stock, failing with safe-eval:")
         for test in lost:
             print("    " + re.sub(r"^tests\.", "", test))
+    both = sorted(t for t, v in ours.items() if v in ("failed", "error") and stock.get(t) in ("failed", "error"))
+    if both:
+        print("  failing stock too:")
+        for test in both:
+            print("    " + re.sub(r"^tests\.", "", test))
     return 0
 
 

@@ -73,6 +73,22 @@ def test_a_failing_run_is_a_run_error_with_guest_frames_only(code, error):
     assert result == {"status": "run-error", "output": [], "error": error}
 
 
+@pytest.mark.parametrize(
+    "body, error",
+    [
+        ("raise ValueError('no')", "ValueError: no\n"),
+        ("return 5", "TypeError: __repr__ returned non-string (type int)\n"),
+        ("while True:\n            pass", "OpLimit: too many operations (limit ops=100000, reached 100001) at line 4\n"),
+    ],
+    ids=["raises", "returns-a-non-str", "never-returns"],
+)
+def test_a_return_value_whose_repr_misbehaves_is_a_run_error(body, error):
+    code = f"print('made')\nclass P:\n    def __repr__(self):\n        {body}\n[P()]"
+    result = run_python_code(evaluator(), code)
+    assert (result["status"], result["output"]) == ("run-error", ["made"])
+    assert result["error"].endswith(error)
+
+
 def test_a_refused_program_is_a_run_error_with_its_diagnostics():
     result = run_python_code(evaluator(), "import os")
     assert (result["status"], result["output"]) == ("run-error", [])
