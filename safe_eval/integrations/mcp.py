@@ -220,7 +220,8 @@ def _failing_span(frame: GuestFrame, code: str,
                   undefined: str | None) -> tuple[tuple[int, int], tuple[int, int]] | None:
     """The expression that raised, when the statement leaves no doubt: guest frames record the
     statement, not the expression, so carets are drawn only under the one use of the name a
-    ``NameError`` names or under a statement's one operation (``baz()``, ``1 / 0``)."""
+    ``NameError`` names or under a statement's one operation (``baz()``, ``1 / 0``). The guest
+    raised at run time, so this host-side parse is of text the pipeline's parse limits passed."""
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):

@@ -221,6 +221,9 @@ def _limits_dict(limits: Limits | Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def _parse(code: str) -> ast.Module | None:
+    """The action's AST, for wording results and errors. Only called on text safe-eval's own
+    parse stage accepted (a run happened, or a diagnostic from a later stage), so its limits on
+    size and nesting already hold for this host-side parse."""
     try:
         return ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):

@@ -136,14 +136,15 @@ def test_the_cli_refuses_an_unknown_sandbox_before_serving(capsys):
     assert "bad --sandbox" in capsys.readouterr().err
 
 
-def test_the_server_answers_an_mcp_client_over_stdio():
+@pytest.mark.parametrize("options", [[], ["--sandbox", "subprocess"]], ids=["in-process", "subprocess-sandbox"])
+def test_the_server_answers_an_mcp_client_over_stdio(options):
     import anyio
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
     async def session() -> tuple[list[str], dict, str, dict]:
         params = StdioServerParameters(command=sys.executable,
-                                       args=["-m", "safe_eval", "mcp", "--return-mode", "json"])
+                                       args=["-m", "safe_eval", "mcp", "--return-mode", "json", *options])
         async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
             await client.initialize()
             tools = (await client.list_tools()).tools
