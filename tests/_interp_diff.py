@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import io
+import math
 from typing import Any
 
 from safe_eval import Evaluator, GuestError
@@ -42,3 +43,28 @@ def same_outcome(source: str, env: dict[str, Any] | None = None) -> tuple[Outcom
     if expected[2] is not None:  # output before an uncaught error is not returned by safe_eval
         expected = ("", None, expected[2])
     return expected, got
+
+
+def comparable(v: Any) -> Any:
+    """Objects of classes a program defines compare by repr across the two runs (they differ
+    by identity), also inside the containers a program returns."""
+    if type(v) in (list, tuple):
+        return type(v)(comparable(x) for x in v)
+    if type(v) is dict:
+        return {k: comparable(x) for k, x in v.items()}
+    if isinstance(v, (int, float, complex, str, bytes, bool, type(None), set, frozenset)):
+        return v
+    return repr(v)
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Equal values of the same type; floats within rounding, NaN equal to NaN."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, float):
+        return math.isclose(a, b, rel_tol=1e-9) or (math.isnan(a) and math.isnan(b))
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(same_value(a[k], b[k]) for k in a)
+    return bool(a == b)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from _corpus import corpus_params
-from _interp_diff import cpython
+from _interp_diff import comparable, cpython, same_value
 
 from safe_eval import Evaluator, GuestError
 
@@ -34,30 +34,6 @@ def _env(source: str) -> dict[str, Any]:
     return eval(compile(call, "<env>", "eval"), {"math": math, "dict": dict})  # test oracle only
 
 
-def _same(a: Any, b: Any) -> bool:
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, float):
-        return math.isclose(a, b, rel_tol=1e-9) or (math.isnan(a) and math.isnan(b))
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    return bool(a == b)
-
-
-def _comparable(v: Any) -> Any:
-    """Guest objects (classes defined by the program) compare by repr across the two runs,
-    also inside the containers a program returns."""
-    if type(v) in (list, tuple):
-        return type(v)(_comparable(x) for x in v)
-    if type(v) is dict:
-        return {k: _comparable(x) for k, x in v.items()}
-    if isinstance(v, (int, float, complex, str, bytes, bool, type(None), set, frozenset)):
-        return v
-    return repr(v)
-
-
 @pytest.mark.parametrize("path", CASES)
 def test_conformance(path: Path) -> None:
     source = path.read_text()
@@ -70,7 +46,7 @@ def test_conformance(path: Path) -> None:
         return
     assert expected_err is None, f"CPython raised {expected_err}, safe_eval returned {result.value!r}"
     assert result.stdout == expected_out
-    assert _same(_comparable(result.value), _comparable(expected)), (result.value, expected)
+    assert same_value(comparable(result.value), comparable(expected)), (result.value, expected)
 
 
 def test_corpus_is_complete() -> None:

@@ -4,14 +4,15 @@ Real classes let ``sorted``, ``dict``, ``set`` and ``isinstance`` work on guest 
 keeps them safe is what a class may be: bases from an allowlist, no metaclass or class
 keywords, and only the dunders in ``DEFINABLE_DUNDERS`` (their bodies run in the interpreter).
 
-``SUBCLASSABLE`` is a registry: curated module wrappers add host classes a guest may derive
-from (``enum.Enum``, ``abc.ABC``, ``typing.NamedTuple``...). Their metaclasses are allowed
-because those classes are.
+The host classes a guest may derive from beyond the plain ones are a registry owned here:
+curated module wrappers add them through ``allow_subclassing`` (``enum.Enum``, ``abc.ABC``,
+``typing.NamedTuple``...). Their metaclasses are allowed because those classes are.
 """
 
 from __future__ import annotations
 
 import builtins
+from collections.abc import Iterable
 from typing import Any
 
 from safe_eval.interpreter import tracebacks
@@ -22,9 +23,14 @@ from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
 from safe_eval.interpreter.tracebacks import CodeInfo
 from safe_eval.membrane.dunders import namespace_refusal
 
-__all__ = ["SUBCLASSABLE", "ClassSpec", "build_class", "can_subclass", "is_guest_function"]
+__all__ = ["ClassSpec", "allow_subclassing", "build_class", "can_subclass", "is_guest_function"]
 
-SUBCLASSABLE: set[type] = set()
+_SUBCLASSABLE: set[type] = set()
+
+
+def allow_subclassing(classes: Iterable[type]) -> None:
+    """Let guest classes derive from each of the host ``classes``."""
+    _SUBCLASSABLE.update(classes)
 
 _PLAIN_BASES: frozenset[type] = frozenset(
     {object, dict, list, int, str, tuple, set, frozenset, float, bytes, complex, bytearray}
@@ -50,7 +56,7 @@ class ClassSpec:
 def can_subclass(base: Any) -> bool:
     if not isinstance(base, type):
         return False
-    if base in _PLAIN_BASES or is_guest_class(base) or base in SUBCLASSABLE:
+    if base in _PLAIN_BASES or is_guest_class(base) or base in _SUBCLASSABLE:
         return True
     # builtin exception classes
     return issubclass(base, BaseException) and getattr(builtins, base.__name__, None) is base

@@ -31,7 +31,7 @@ from typing import Any
 from safe_eval.interpreter.identity import is_curated_type, is_guest_made
 from safe_eval.membrane.allowlists import DATA_METHOD_DUNDERS, HOST_TYPE_NAMES, PLAIN_SCALARS
 
-__all__ = ["admitted", "register_guest_visible", "register_membrane_type"]
+__all__ = ["admitted", "is_guest_visible", "register_guest_visible", "register_membrane_type"]
 
 _MEMBRANE: set[type] = set()
 # id -> object: module-level callables and tables that live as long as the process
@@ -69,8 +69,12 @@ def register_guest_visible(values: Iterable[object]) -> None:
 register_guest_visible((typing.Any,))
 
 
-def _visible(value: object) -> bool:
+def is_guest_visible(value: object) -> bool:
+    """``value`` is one of the objects a builtins table or curated module hands to guest code."""
     return _VISIBLE.get(id(value)) is value
+
+
+_visible = is_guest_visible
 
 
 def _method_name(name: object) -> bool:

@@ -67,7 +67,7 @@ from safe_eval.membrane.dunders import DEFINABLE_DUNDERS, FORBIDDEN_DUNDERS
 from safe_eval.membrane.formatter import safe_format, safe_format_map
 from safe_eval.membrane.instancedict import InstanceDict
 from safe_eval.membrane.modules._module import CuratedModule
-from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, reveal_type
+from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, is_own_class, reveal_type
 
 __all__ = ["del_attr", "get_attr", "readable", "register_guarded_methods", "set_attr"]
 
@@ -198,7 +198,7 @@ def _exit(value: Any, obj: object, name: str, depth: int = 0) -> Any:
 
 def _exit_type(cls: type, obj: object, name: str) -> Any:
     shown = reveal_type(cls)
-    if shown is not cls:
+    if shown is not cls and (type(shown) is not OpaqueType or is_own_class(cls) or issubclass(cls, type)):
         return shown
     if cls in HOST_TYPE_NAMES or issubclass(cls, BaseException) or is_guest_class(cls) or _curated(cls):
         return cls

@@ -53,7 +53,7 @@ from safe_eval.membrane.proxies import (
     refused,
     tool,
 )
-from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, reveal_type
+from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, is_own_class, reveal_type
 
 __all__ = ["enter_call_args", "enter_env", "enter_value", "format_value", "guest_exception"]
 
@@ -197,8 +197,9 @@ def _enter_type(cls: type, name: str | None) -> Any:
     if type(shown) is HostExceptionClass and name is not None and issubclass(cls, BaseException):
         # from env: the tool of its env key, the name the policy is written against
         return host_exception_class(name, cls)
-    if shown is not cls:
+    if shown is not cls and (type(shown) is not OpaqueType or is_own_class(cls)):
         return shown
+    # a host class the host handed in by name: a tool of that name, as the policy sees it
     why = dangerous_callable(cls)
     if why:
         return refused(f"class '{cls.__name__}'", why)

@@ -1,13 +1,14 @@
 """What the guest sees when it asks for a type: ``type(x)``, ``x.__class__``, ``K.__mro__``.
 
-Most types are handed out as they are (``type(3)`` is ``int``): the guest can call them and use
-them in ``isinstance``, and ``get_attr`` refuses walking them. Three kinds are not:
+Only types an allowlist names are handed out as they are (``type(3)`` is ``int``; guest classes;
+the classes curated modules export): the guest can call them and use them in ``isinstance``, and
+``get_attr`` refuses walking them. Everything else is not:
 
 - ``type`` itself: its three-argument form builds a host class with arbitrary dunders, so the
   guest gets ``GUARDED_TYPE``, which only answers ``type(x)`` and ``isinstance(x, type)``;
 - other metaclasses (``ABCMeta``, ``EnumMeta``) for the same reason;
-- safe-eval's own classes (tools, proxies, interpreter internals): calling one could build a
-  membrane object around a host value of the guest's choice.
+- every other host type (``function``, a curated module's helpers, safe-eval's own classes):
+  calling one could build a host object of the guest's choice.
 
 The last two become an ``OpaqueType``: named, comparable, usable in ``isinstance``, never callable.
 """
@@ -18,10 +19,10 @@ import weakref
 from typing import Any
 
 from safe_eval.interpreter.identity import is_curated_type, is_guest_class
-from safe_eval.membrane.admission import register_membrane_type
+from safe_eval.membrane.admission import is_guest_visible, register_membrane_type
 from safe_eval.membrane.allowlists import HOST_TYPE_NAMES
 
-__all__ = ["GUARDED_TYPE", "GuardedType", "OpaqueType", "allow_construction", "reveal_type"]
+__all__ = ["GUARDED_TYPE", "GuardedType", "OpaqueType", "allow_construction", "is_own_class", "reveal_type"]
 
 
 class _TypeLike:
@@ -111,19 +112,24 @@ def _opaque_for(cls: type) -> OpaqueType:
     return view
 
 
+def is_own_class(cls: type) -> bool:
+    """A class safe-eval itself defines (interpreter, membrane, curated modules)."""
+    module = type.__dict__["__module__"].__get__(cls)
+    return is_curated_type(cls) or (isinstance(module, str) and module.startswith("safe_eval."))
+
+
 def reveal_type(cls: type) -> Any:
     """The guest-visible stand-in for the type object ``cls``."""
     if cls is type:
         return GUARDED_TYPE
     if issubclass(cls, type):
         return _opaque_for(cls)
-    if is_guest_class(cls) or is_curated_type(cls) or cls in _CONSTRUCTIBLE:
+    if is_guest_class(cls) or cls in _CONSTRUCTIBLE or cls in HOST_TYPE_NAMES:
         return cls
-    # Not a guest class, so its ``__module__`` is host-written: guest writes to host classes
-    # are refused. safe-eval's own classes (tools, proxies, interpreter types) stay opaque.
-    module = type.__dict__["__module__"].__get__(cls)
-    if isinstance(module, str) and module.startswith("safe_eval.") and cls not in HOST_TYPE_NAMES:
-        return _opaque_for(cls)
+    if is_curated_type(cls):
+        # a curated module's class is the guest's to call only where the module hands it out
+        # (``collections.deque``); its helpers (the module wrapper, iterators) stay opaque
+        return cls if is_guest_visible(cls) else _opaque_for(cls)
     if issubclass(cls, BaseException):
         # ``type(e)("...")`` / ``e.__class__(...)`` of a caught host exception: its constructor
         # is host code, so the class is a tool like the one in env (policy/enforce.py)
@@ -131,4 +137,7 @@ def reveal_type(cls: type) -> Any:
 
         if is_host_exception_class(cls):
             return host_exception_class(cls.__name__, cls)
-    return cls
+        return cls
+    # deny by default: a host type no allowlist names (``function``, ``generator``, safe-eval's
+    # own classes) is named and tested against, never called or walked
+    return _opaque_for(cls)

@@ -7,6 +7,9 @@ import sys
 import time
 from pathlib import Path
 
+# the helpers shared with the test suite live in tests/ (on the path under pytest too)
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
 from .campaign import run
 
 

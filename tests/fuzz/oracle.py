@@ -5,8 +5,9 @@ from __future__ import annotations
 import ast
 import contextlib
 import io
-import math
 from typing import Any
+
+from _interp_diff import comparable, same_value
 
 from safe_eval import Evaluator, GuestError
 
@@ -36,34 +37,11 @@ def guest(source: str) -> Outcome:
     return r.stdout, r.value, None
 
 
-def _plain(v: Any) -> Any:
-    """Objects of classes the program defines compare by repr (they differ by identity)."""
-    if type(v) in (list, tuple):
-        return type(v)(_plain(x) for x in v)
-    if type(v) is dict:
-        return {k: _plain(x) for k, x in v.items()}
-    if isinstance(v, (int, float, complex, str, bytes, bool, type(None), set, frozenset)):
-        return v
-    return repr(v)
-
-
-def _same(a: Any, b: Any) -> bool:
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, float):
-        return math.isclose(a, b, rel_tol=1e-9) or (math.isnan(a) and math.isnan(b))
-    if isinstance(a, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    return bool(a == b)
-
-
 def compare(source: str) -> tuple[Outcome, Outcome] | None:
     """(CPython's outcome, safe-eval's) when they differ, else None."""
     expected, got = cpython(source), guest(source)
     if expected[2] is not None or got[2] is not None:
         return None if expected[2] == got[2] else (expected, got)
-    if expected[0] != got[0] or not _same(_plain(expected[1]), _plain(got[1])):
+    if expected[0] != got[0] or not same_value(comparable(expected[1]), comparable(got[1])):
         return expected, got
     return None

@@ -407,7 +407,7 @@ def test_type_of_typing_typeddict_is_not_the_host_function_type():
     with pytest.raises(GuestError) as info:
         safe_eval(attack, limits=Limits(ops=200_000))
     assert info.value.type_name == "TypeError"
-    assert "stand-ins cannot be created" in str(info.value)
+    assert "cannot create" in str(info.value)
 
 
 def test_deepcopy_never_hands_the_guests_memo_to_host_copy_code():

@@ -156,7 +156,11 @@ def _run_attrs(name: str, impl: Any) -> dict[str, Any]:
     each run (``guest_attrs()``, from ``safe_eval.guestlib.load``)."""
     guest_attrs = getattr(impl, "guest_attrs", None)
     if guest_attrs is None:
-        return _merge_guards(name, impl.build())
+        attrs = _merge_guards(name, impl.build())
+        # the classes it hands out live as long as the process: ``type(x)`` of their instances
+        # is the class itself (typeview.reveal_type)
+        register_guest_visible(v for v in attrs.values() if isinstance(v, type))
+        return attrs
     host = _host_parts.get(name)
     if host is None:
         with _lock:
@@ -195,15 +199,12 @@ def is_curated_module(value: object) -> bool:
 
 
 def register_subclassable() -> None:
-    """Add the host classes guest classes may derive from (abc.ABC, enums, ...) to the
-    interpreter's ``SUBCLASSABLE`` set, when the interpreter provides one."""
+    """Register the host classes guest classes may derive from (abc.ABC, enums, ...) with the
+    interpreter's class builder."""
+    from safe_eval.interpreter.classes import allow_subclassing
     from safe_eval.membrane.modules._subclassable import subclassable_classes
 
-    try:
-        from safe_eval.interpreter.classes import SUBCLASSABLE  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:
-        return
-    SUBCLASSABLE.update(subclassable_classes())
+    allow_subclassing(subclassable_classes())
 
 
 _register_curated_classes()
