@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 from safe_eval import sandbox
 from safe_eval.api import Evaluator, Result, refill, safe_callable, safe_eval, safe_exec
 from safe_eval.errors import (
+    ConcurrentCall,
     GuestError,
     InternalError,
     LimitExceeded,
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Evaluator",
     "GuestError",
+    "ConcurrentCall",
     "InternalError",
     "LimitExceeded",
     "Limits",

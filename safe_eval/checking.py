@@ -14,6 +14,7 @@ restrict (``pipeline/restrict.py``), ``T0xx`` policy and tools (``pipeline/polic
 from __future__ import annotations
 
 import json
+import types
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -90,7 +91,22 @@ def check(
     filename: str = "<safe-eval>",
 ) -> Report:
     """Run parse, scrub, restrict and the policy check on ``code``; execute nothing.
-    ``env`` is what the host would pass to ``safe_eval`` (only its names are used)."""
-    _program, diagnostics = analyse(code, policy, filename, tuple(env) if env else ())
+    ``env`` is what the host would pass to ``safe_eval``: its host functions are the tools
+    (their signatures place constant arguments for the tool rules), its other values are data;
+    a policy's allowed tools count as defined even when ``env`` does not name them."""
+    _program, diagnostics = analyse(code, policy, filename, _static_env(env or {}))
     text = decode_source(code)
     return Report(text if isinstance(text, str) else "", tuple(diagnostics), filename)
+
+
+_HOST_FUNCTIONS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType)
+
+
+def _static_env(env: Mapping[str, Any]) -> dict[str, Any]:
+    """What the static check may look at: host functions (the host's tools; their signatures
+    are read), and for every other name only the name. Nothing guest-made is introspected:
+    a session's env holds the guest's own functions and objects from earlier steps."""
+    from safe_eval.interpreter.identity import is_guest_made
+
+    return {name: value if type(value) in _HOST_FUNCTIONS and not is_guest_made(value) else None
+            for name, value in env.items()}

@@ -114,12 +114,15 @@ def outermost() -> RunContext | None:
 def on_run_exit(undo: Callable[[], Any]) -> None:
     """Have the outermost context of the run in progress call ``undo`` when it ends, however
     it ends: for host state a curated module must change for the guest's sake and put back
-    (the thread's decimal context). ``undo`` must be idempotent: the end of a run retries its
-    clean-up when the watchdog interrupts it."""
+    (the thread's decimal context), or host caches the run may have filled with its objects
+    (typing's). ``undo`` must be idempotent: the end of a run retries its clean-up when the
+    watchdog interrupts it. Registering the same ``undo`` again in one run is a no-op."""
     root = outermost()
     if root is None:
         return
-    root.extra.setdefault(UNDO_KEY, []).append(undo)
+    hooks = root.extra.setdefault(UNDO_KEY, [])
+    if not any(h is undo for h in hooks):
+        hooks.append(undo)
 
 
 def run_undo_hooks(ctx: RunContext) -> None:

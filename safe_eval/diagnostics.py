@@ -54,6 +54,12 @@ class Diagnostic(Frozen, Record):
         setattr_(self, "hint", hint)
         setattr_(self, "severity", severity)
 
+    def placed(self, line: int, col: int, end_col: int | None = None) -> Diagnostic:
+        """This diagnostic at another place on one line (a run-time denial, once the
+        interpreter knows where it happened)."""
+        return Diagnostic(self.code, self.name, self.message, line, col, line,
+                          max(end_col or 0, col + 1), self.stage, self.hint, self.severity)
+
     def to_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self._fields}
 

@@ -91,7 +91,9 @@ def test_unknown_names_are_reported_with_a_suggestion() -> None:
     (diag,) = check("x = serch('cats')")
     assert (diag.code, diag.name, diag.line, diag.col, diag.end_col) == ("T002", "unknown-name", 1, 5, 10)
     assert diag.message == "`serch` is not defined"
-    assert diag.hint == "did you mean `search`? available tools: search, read_file"
+    # data names are listed apart, never as tools
+    assert diag.hint == ("did you mean `search`? available tools: search, read_file; "
+                         "other names the host defines: data")
 
 
 def test_builtins_and_star_imports_are_not_unknown() -> None:
@@ -123,9 +125,12 @@ def test_denied_tools_are_reported_whatever_the_arguments() -> None:
     assert diag.hint == 'rule: deny delete_*(*) "deleting is never allowed"'
 
 
-def test_raise_denials_are_left_to_run_time_for_the_guest_to_catch() -> None:
-    # the agent policy says `deny delete_*(*) raise "..."`
-    assert check("try:\n    delete_file('x')\nexcept PermissionError:\n    pass") == []
+def test_raise_denials_are_warnings_the_guest_may_still_catch_at_run_time() -> None:
+    # the agent policy says `deny delete_*(*) raise "..."`: certain to refuse, so reported, but
+    # as a warning (the code runs and meets a PermissionError it may catch)
+    (diag,) = check("try:\n    delete_file('x')\nexcept PermissionError:\n    pass")
+    assert (diag.code, diag.name, diag.severity, diag.line) == ("T005", "tool-call-raises", "warning", 2)
+    assert diag.message.endswith("; the call raises PermissionError when it runs")
 
 
 def test_env_tools_matching_no_allow_rule() -> None:

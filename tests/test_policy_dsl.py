@@ -27,6 +27,7 @@ from safe_eval.policy import (
     shipped_policy,
 )
 from safe_eval.policy.curated import curated
+from safe_eval.policy.rules import check_applicable
 
 SKETCH = """
 policy sketch
@@ -280,6 +281,7 @@ def _conditions(draw: st.DrawFn) -> list[object]:
     out: list[object] = []
     if draw(st.booleans()):
         out.append(IsType(draw(_types)))
+    typed = out[:]
     for _ in range(draw(st.integers(0, 2))):
         kind = draw(st.sampled_from(["eq", "in", "range", "matches", "len"]))
         if kind == "eq":
@@ -293,7 +295,16 @@ def _conditions(draw: st.DrawFn) -> list[object]:
             out.append(Matches(draw(st.sampled_from([r"\d+", 'a"b', "x\\\\", "[a-z]*", "\n", "é"])), draw(st.booleans())))
         else:
             out.append(LenRange(draw(st.integers(0, 5)), draw(st.integers(5, 10))))
-    return out
+    # a policy file may not give a condition its type rules out (`x: int matches ...`)
+    return typed + [c for c in out[len(typed):] if _applies(typed, c)]
+
+
+def _applies(typed: list[object], condition: object) -> bool:
+    try:
+        check_applicable(Arg("_", *typed, condition))  # type: ignore[arg-type]
+    except PolicyError:
+        return False
+    return True
 
 
 @st.composite

@@ -175,7 +175,8 @@ def _error_text(exc: SafeEvalError, code: str) -> str:
         return _traceback_text(exc, code)
     render = getattr(exc, "render", None)
     text = render() if callable(render) else str(exc)
-    return f"{type(exc).__name__}: {text}\n"
+    kind = type(exc).__name__
+    return (text if text.startswith(kind) else f"{kind}: {text}").rstrip("\n") + "\n"
 
 
 def _traceback_text(exc: GuestError, code: str) -> str:

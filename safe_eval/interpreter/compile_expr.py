@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from safe_eval import membrane
-from safe_eval.diagnostics import Diagnostic
+from safe_eval.diagnostics import span_of
 from safe_eval.errors import InternalError, PolicyViolation
 from safe_eval.interpreter.builtins_extra import BUILTINS, super_attr
 from safe_eval.interpreter.compile_base import CompilerBase
@@ -31,10 +31,10 @@ from safe_eval.interpreter.specialize import (
 )
 from safe_eval.limits.budget import current_or_default
 from safe_eval.limits.guards import check_construct, g_ascii, g_repr, g_text
-from safe_eval.limits.iteration import consume
+from safe_eval.limits.iteration import consume, metered, update_source
 from safe_eval.limits.operators import guarded_binop, guarded_contains
 from safe_eval.limits.routines import ROUTINES
-from safe_eval.limits.sharing import check_key
+from safe_eval.limits.sharing import FLAT, check_key
 
 __all__ = ["ExprCompiler"]
 
@@ -188,7 +188,7 @@ class ExprCompiler(CompilerBase):
             out: list[Any] = []
             for star, e in parts:
                 if star:
-                    out.extend(e(f))
+                    out.extend(metered(e(f)))  # C pulls the items: paid per item
                 else:
                     out.append(e(f))
             return out
@@ -210,7 +210,7 @@ class ExprCompiler(CompilerBase):
         def make(f: Frame) -> set[Any]:
             items = build(f)
             for item in items:
-                if type(item) is tuple or type(item) is frozenset:
+                if type(item) not in FLAT:
                     check_key(item)  # hashing a shared nested item walks a tree
             return set(items)
         return make
@@ -226,10 +226,10 @@ class ExprCompiler(CompilerBase):
                     m = v(f)
                     if not hasattr(type(m), "keys"):
                         raise TypeError(f"'{type(m).__name__}' object is not a mapping")
-                    d.update(m)
+                    d.update(update_source(m))
                 else:
                     key = k(f)
-                    if type(key) is tuple or type(key) is frozenset:
+                    if type(key) not in FLAT:
                         check_key(key)  # hashing a shared nested key walks a tree
                     d[key] = v(f)
             return d
@@ -445,7 +445,7 @@ class ExprCompiler(CompilerBase):
                     m = v(f)
                     if not hasattr(type(m), "keys"):
                         raise TypeError(f"argument after ** must be a mapping, not {type(m).__name__}")
-                    for k in m.keys():
+                    for k in metered(m.keys()):
                         if k in kwargs:
                             raise TypeError(f"got multiple values for keyword argument '{k}'")
                         kwargs[k] = m[k]
@@ -541,10 +541,11 @@ class ExprCompiler(CompilerBase):
             ok = s.kind == "function" and isinstance(s.node, ast.AsyncFunctionDef)
             where = "async function" if s.kind == "function" else "function"
         if not ok:
-            raise PolicyViolation([Diagnostic(
-                "P001", "syntax-error", f"'{what}' outside {where}", node.lineno, node.col_offset + 1,
-                node.end_lineno or node.lineno, (node.end_col_offset or node.col_offset) + 1, "parse",
-            )], "\n".join(self.lines))
+            from safe_eval.rules import SYNTAX_ERROR  # only on this defensive path
+
+            raise PolicyViolation([SYNTAX_ERROR.diagnostic(span_of(node), hint="",
+                                                           detail=f"'{what}' outside {where}")],
+                                  "\n".join(self.lines))
 
     def e_Yield(self, node: ast.Yield) -> Ev:
         self._require_function(node, "yield")

@@ -11,6 +11,7 @@ from safe_eval.errors import InternalError
 from safe_eval.interpreter.compile_base import CompilerBase
 from safe_eval.interpreter.compile_expr import get_attr
 from safe_eval.interpreter.runtime import Frame
+from safe_eval.limits.iteration import drain, metered
 
 __all__ = ["MatchCompiler"]
 
@@ -88,7 +89,7 @@ class MatchCompiler(CompilerBase):
         def seq_star(f: Frame, s: Any) -> bool:
             if not _is_sequence(s) or len(s) < need:
                 return False
-            items = list(s)
+            items = drain(s)  # a guest-sized sequence copied by C: paid per item
             if not all(pat(f, x) for pat, x in zip(before, items, strict=False)):
                 return False
             tail = items[len(items) - len(after):] if after else []
@@ -115,7 +116,7 @@ class MatchCompiler(CompilerBase):
                     return False
                 seen.append(key)
             if rest is not None:
-                rest(f, {k: v for k, v in s.items() if k not in seen})
+                rest(f, {k: v for k, v in metered(s.items()) if k not in seen})
             return True
         return mapping
 

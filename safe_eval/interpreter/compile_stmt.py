@@ -17,6 +17,7 @@ from safe_eval.interpreter.runtime import BREAK, CONTINUE, RETURN, UNBOUND, Fram
 from safe_eval.interpreter.scopes import CELL, FAST, unbound_free, unbound_local
 from safe_eval.interpreter.specialize import BODY, PARAM, VALUE, Branch, if_compare_closure, if_return_closure
 from safe_eval.interpreter.specialize import CONST as CONST_OPERAND
+from safe_eval.limits.iteration import drain, metered
 from safe_eval.membrane.proxies import HostExceptionClass, exception_class
 
 __all__ = ["Discarded", "StmtCompiler", "guest_raised", "enter_guest"]
@@ -91,6 +92,20 @@ def _unpack(n: int, v: Any) -> list[Any]:
     except StopIteration:
         return out
     raise ValueError(f"too many values to unpack (expected {n})")
+
+
+_SLICE_STORES = (list, bytearray)
+
+
+def _host_slice_store(tp: type) -> bool:
+    """``tp``'s ``__setitem__`` is list's or bytearray's, which copy an iterable value in C
+    (a guest ``__setitem__`` gets the value it was given, as in CPython)."""
+    if tp is list or tp is bytearray:
+        return True
+    for klass in tp.__mro__:
+        if "__setitem__" in klass.__dict__:
+            return klass in _SLICE_STORES
+    return False
 
 
 class StmtCompiler(CompilerBase):
@@ -719,7 +734,10 @@ class StmtCompiler(CompilerBase):
             obj, key = self.expr(t.value), self.expr(t.slice)
 
             def set_item(f: Frame, v: Any) -> None:
-                obj(f)[key(f)] = v
+                o, k = obj(f), key(f)
+                if type(k) is slice and (type(o) is list or _host_slice_store(type(o))):
+                    v = metered(v)  # list/bytearray slice assignment copies ``v`` in C
+                o[k] = v
             return set_item
         if isinstance(t, (ast.Tuple, ast.List)):
             return self._store_seq(t.elts)
@@ -753,7 +771,7 @@ class StmtCompiler(CompilerBase):
         need = len(before) + len(after)
 
         def store_star(f: Frame, v: Any) -> None:
-            vals = list(v)
+            vals = drain(v)
             if len(vals) < need:
                 raise ValueError(f"not enough values to unpack (expected at least {need}, got {len(vals)})")
             for s, x in zip(before, vals, strict=False):
@@ -866,7 +884,7 @@ def _pos(node: ast.stmt) -> tuple[int, int]:
 
 
 def _matches(ex: BaseException, cls: Any) -> bool:
-    cls = tuple(map(exception_class, cls)) if isinstance(cls, tuple) else exception_class(cls)
+    cls = tuple(map(exception_class, metered(cls))) if isinstance(cls, tuple) else exception_class(cls)
     if isinstance(cls, tuple):
         ok = all(isinstance(c, type) and issubclass(c, BaseException) for c in cls)
     else:

@@ -157,7 +157,8 @@ class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
                 body = self.block(node.body)
         finally:
             self.scope, self.qualname = saved, saved_q
-        info = CodeInfo(name, ".".join([*qual, name]), self.filename, self.lines)
+        start = (node.body.lineno, node.body.col_offset) if isinstance(node, ast.Lambda) else (0, 0)
+        info = CodeInfo(name, ".".join([*qual, name]), self.filename, self.lines, start)
         code = FuncCode(
             info, body, scope.nslots,
             posonly=tuple(x.arg for x in a.posonlyargs), args=tuple(x.arg for x in a.args),

@@ -18,7 +18,7 @@ from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
 from safe_eval.interpreter.tracebacks import CodeInfo
 from safe_eval.limits.result_bound import ResultBound
 from safe_eval.membrane.allowlists import PLAIN_SCALARS
-from safe_eval.membrane.crossing import enter_call_args
+from safe_eval.membrane.crossing import enter_call_args, register_guest_function_type
 
 # inspect (about 5 ms to import) is loaded when a signature is asked for, not at cold start
 if TYPE_CHECKING:
@@ -432,6 +432,9 @@ def _make_invoker1(code: FuncCode) -> Callable[..., Any]:
         finally:
             b.depth -= 1
     return invoke1
+
+
+register_guest_function_type(Function)
 
 
 def _too_many(name: str, code: FuncCode, ndefaults: int, given: int, kwargs: Any) -> None:

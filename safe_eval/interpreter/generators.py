@@ -93,11 +93,14 @@ def _body_runner(body: Callable[[Frame], Any], frame: Frame, info: CodeInfo, is_
 class Resumable:
     """Shared machinery: resume the greenlet with a value or an exception."""
 
-    __slots__ = ("_g", "_frame", "_info", "_started", "_done", "_running", "_origin", "__weakref__")
+    __slots__ = ("_g", "_frame", "_parked", "_info", "_started", "_done", "_running", "_origin",
+                 "__weakref__")
 
     def __init__(self, body: Callable[[Frame], Any], frame: Frame, info: CodeInfo, is_async: bool) -> None:
         self._g = _GuestGreenlet(_body_runner(body, frame, info, is_async))
         self._frame = frame
+        # the frame's contents while the body is suspended (see ``_park``)
+        self._parked: Frame | None = None
         self._info = info
         self._started = False
         self._done = False
@@ -123,6 +126,10 @@ class Resumable:
             resumed: tuple[bool, Any] = _as_origin(origin, lambda: self._resume(how, value))
             return resumed
         frame = self._frame
+        parked = self._parked
+        if parked is not None:
+            frame[:] = parked
+            self._parked = None
         frame[1] = b = ctx.budget
         b.depth += 1
         if b.depth > b.max_depth:
@@ -149,7 +156,19 @@ class Resumable:
         if g.dead:
             self._done = True
             return True, r
+        self._park(frame)
         return False, r
+
+    def _park(self, frame: Frame) -> None:
+        """Move the suspended body's frame contents (its globals, locals, cells: ``self`` of a
+        method generator) onto this object. A suspended greenlet is not tracked by the cyclic
+        collector, so whatever its host frames refer to counts as alive: the frame list they
+        hold, left full, kept a generator bound in its own namespace (``it = g(); next(it)``,
+        then the host drops ``env``) or stored on an object its body refers to
+        (``self.it = self.gen()``) alive forever, with the run's whole namespace. Here the
+        collector sees the cycle and frees it; ``_resume`` puts the contents back."""
+        self._parked = frame[:]
+        frame.clear()
 
     def _kind(self) -> str:
         return "generator"
@@ -209,6 +228,10 @@ class Resumable:
         g = self._g
         if g.dead:
             return
+        parked = self._parked
+        if parked is not None:
+            self._frame[:] = parked
+            self._parked = None
         self._frame[1] = _SPENT
         try:
             g.gr_context = Context()

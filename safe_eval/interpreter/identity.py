@@ -74,7 +74,8 @@ _GUEST = _TypeRegistry()
 _CURATED = _TypeRegistry()
 # Interpreter types are module-level classes that live as long as the process: a plain dict.
 _INTERNAL: dict[type, frozenset[str] | None] = {}
-# Interpreter subclasses found along an MRO (bounded: only host code defines such classes).
+# Interpreter subclasses found along an MRO, for host classes only (bounded: only host code
+# defines such classes; guest classes are never keys, see ``_internal_owner``).
 _INTERNAL_MRO_CACHE: dict[type, type | None] = {}
 
 
@@ -125,9 +126,12 @@ def _internal_owner(cls: type) -> type | None:
         return _INTERNAL_MRO_CACHE[cls]
     except KeyError:
         pass
-    owner = None
-    if cls not in _GUEST:  # a guest class never derives from an interpreter type
-        owner = next((k for k in cls.__mro__ if k in _INTERNAL), None)
+    if cls in _GUEST:
+        # a guest class never derives from an interpreter type; and it is never cached here:
+        # a process-wide cache keyed by it would keep it, its methods and through their globals
+        # its run's namespace alive after the run
+        return None
+    owner = next((k for k in cls.__mro__ if k in _INTERNAL), None)
     if len(_INTERNAL_MRO_CACHE) >= 4096:
         _INTERNAL_MRO_CACHE.clear()
     _INTERNAL_MRO_CACHE[cls] = owner

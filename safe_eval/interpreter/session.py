@@ -154,12 +154,26 @@ def to_api_error(e: BaseException) -> BaseException:
     frames = tracebacks.frames_of(e)
     try:
         message = _message(e)
+        cause = _cause(e)
     except SafeEvalError as limit:
         return limit
     # the host gets the exception object without host tracebacks or host objects in it
     from safe_eval.interpreter.compile_stmt import enter_guest
 
-    return GuestError(type(e).__name__, message, frames, enter_guest(e))
+    return GuestError(type(e).__name__, message, frames, enter_guest(e), cause)
+
+
+def _cause(e: BaseException, depth: int = 0) -> GuestError | None:
+    """The ``GuestError`` of what ``e`` was raised ``from`` (a short chain: the guest may
+    build a long one)."""
+    cause = e.__cause__
+    if cause is None or depth >= _MAX_CAUSES:
+        return None
+    return GuestError(type(cause).__name__, _message(cause), tracebacks.frames_of(cause),
+                      cause=_cause(cause, depth + 1))
+
+
+_MAX_CAUSES = 8
 
 
 def call_in_run(origin: Origin | None, call: Callable[[], Any]) -> Any:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from safe_eval.errors import GuestFrame, LimitExceeded
+from safe_eval.errors import GuestFrame, LimitExceeded, PolicyViolation
 
 __all__ = ["KEY", "CodeInfo", "clear", "frames_of", "note", "push"]
 
@@ -20,13 +20,15 @@ class CodeInfo:
     """Static facts about one compiled guest code unit (module, function, class body);
     read-only after construction (a plain class: dataclass creation is cold-start time)."""
 
-    __slots__ = ("name", "qualname", "filename", "lines")
+    __slots__ = ("name", "qualname", "filename", "lines", "start")
 
-    def __init__(self, name: str, qualname: str, filename: str, lines: tuple[str, ...]) -> None:
+    def __init__(self, name: str, qualname: str, filename: str, lines: tuple[str, ...],
+                 start: tuple[int, int] = (0, 0)) -> None:
         self.name = name
         self.qualname = qualname
         self.filename = filename
         self.lines = lines
+        self.start = start  # (line, col) of a body that is one expression (a lambda's)
 
     def __repr__(self) -> str:
         return f"CodeInfo(name={self.name!r}, qualname={self.qualname!r}, filename={self.filename!r})"
@@ -57,7 +59,7 @@ def _trace(e: BaseException) -> _Trace | None:
 def note(e: BaseException, pos: tuple[int, int]) -> None:
     """A statement at ``pos`` (line, col) was running when ``e`` went through."""
     if isinstance(e, LimitExceeded):
-        e.at_line(pos[0])
+        e.at_line(pos[0], pos[1] + 1)
         return
     t = _trace(e)
     if t is not None and t.pending is None:
@@ -67,12 +69,22 @@ def note(e: BaseException, pos: tuple[int, int]) -> None:
 def push(e: BaseException, code: CodeInfo) -> None:
     """``e`` leaves a guest frame running ``code``."""
     if isinstance(e, LimitExceeded):
+        if e.line is not None:
+            e.in_source(code.filename, code.source_line(e.line))
         return
     t = _trace(e)
     if t is not None:
-        line, col = t.pending or (0, 0)
+        line, col = t.pending or code.start  # no statement ran in it: a lambda's expression
         t.frames.append((code, line, col))
         t.pending = None
+        if isinstance(e, PolicyViolation):  # a run-time denial: where the guest asked for it
+            e.locate(code.filename, line, col + 1, "\n".join(code.lines))
+        cause = e.__cause__
+        if cause is not None:  # ``raise ... from c``: c was caught in this frame, where it stopped
+            caught = _trace(cause)
+            if caught is not None and caught.pending is not None:
+                caught.frames.append((code, *caught.pending))
+                caught.pending = None
 
 
 def clear(e: BaseException) -> None:

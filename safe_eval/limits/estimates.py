@@ -15,6 +15,8 @@ import sys
 from functools import cache
 from typing import Any
 
+from safe_eval.limits.sharing import FLAT, children, expanded_nodes
+
 __all__ = [
     "SEQ_TYPES",
     "format_spec_width",
@@ -196,21 +198,23 @@ def repr_bytes(obj: Any) -> int:
         elif t is bytes or t is bytearray:
             if len(x) > 64:
                 total += 4 * len(x) + 14
-        elif t is list or t is tuple or t is set or t is frozenset:
+        elif t is list or t is tuple or t is set or t is frozenset:  # the common case, inline
             seen += 1
             if seen > _REPR_WALK:
                 break
             total += 2 * len(x)
             todo.extend(x)
-        elif t is dict:
+        elif t not in FLAT:
+            # the containers ``sharing.children`` can walk, subclasses and views included
+            items = children(x)
+            if items is None:
+                continue
             seen += 1
             if seen > _REPR_WALK:
                 break
-            total += 4 * len(x)
-            todo.extend(x.keys())
-            todo.extend(x.values())
+            before = len(todo)
+            todo.extend(items)
+            total += 2 * (len(todo) - before)  # a separator and a bracket's share per item
     if todo:  # the walk stopped early: shared parts can make the text exponentially long
-        from safe_eval.limits.sharing import expanded_nodes
-
         total = max(total, 2 * expanded_nodes(obj))
     return total if total > _REPR_FREE else 0

@@ -18,6 +18,20 @@ supplied is paid for, per element or up front.
 - ``consume(x)``: what a host callable that *consumes* ``x`` whole receives (constructors,
   ``extend``/``update`` methods): a sized builtin container is charged its length up front
   (as ``list(x)`` is), anything else from ``meter``.
+- ``metered(x)`` / ``drain(x)``: **the one door for the interpreter's own C consumers** of a
+  guest iterable (star unpacking in displays, calls and targets, ``**m``, slice assignment,
+  ``match`` star patterns, ``+=``/``|=`` on host containers, the slots of those routines).
+  An exact builtin container (iterating it runs no guest code and its length is known) passes
+  as it is, charged one op per item and the memory of the copy up front when longer than
+  ``SMALL``; anything else (host iterators, guest iterables, subclasses, views of unknown
+  length) is iterated through a ``TickingIterator``: one op per item, and the budget's slow
+  check every ``CHUNK`` items samples memory, so the copy is bounded as it grows. ``drain``
+  returns the items as a new list; ``update_source`` is the same door for what ``dict.update``
+  and ``|=`` read (a mapping's keys, or pairs). Sites that must keep CPython's semantics for a
+  guest ``__setitem__`` or mapping decide *whether* to consume; *how* is always this. The bulk
+  methods and the constructors of ``_DRAINING_CLASSES`` (``deque``, ``Counter``...) also pull a
+  guest iterable through a ticking iterator (``_items_of``): its ``__iter__`` may hand C a host
+  iterator.
 - ``lazy(x)``: what the builtin C iterator adapters (``map``, ``filter``, ``zip``,
   ``enumerate``) receive: any input longer than ``SMALL`` or unsized is iterated through a
   ticking iterator (they only ever call ``iter()`` on it, so the wrapper is invisible).
@@ -44,15 +58,19 @@ __all__ = [
     "SMALL",
     "MeteredRange",
     "TickingIterator",
+    "charge_items",
     "consume",
+    "drain",
     "g_iter",
     "lazy",
     "lazy_adapter",
     "meter",
+    "metered",
     "metered_constructor",
     "metered_function",
     "metered_method",
     "range_contains",
+    "update_source",
 ]
 
 # Inputs up to this many elements pass unwrapped: a C loop over them is short.
@@ -77,11 +95,12 @@ class TickingIterator:
         return self
 
     def __next__(self) -> Any:
+        item = next(self._it)  # the end of the iteration is not an item: free
         b = self._b
         b.fuel -= 1
         if b.fuel < 0:
             b.refuel()
-        return next(self._it)
+        return item
 
     def __length_hint__(self) -> int:
         return 0  # never let a consumer preallocate from a guest-chosen hint
@@ -178,9 +197,105 @@ def consume(x: Any) -> Any:
     n = known_len(x)
     if n is not None:
         if n > SMALL:
-            current_or_default().charge(n)
+            _price_copy(x, n)
         return x
     return meter(x)
+
+
+# Bytes a copy of one element of these exact types allocates besides its list slot (range
+# makes a new int per element; items views a new pair tuple; a str of non-ASCII text a new
+# one-character string per element: ASCII ones are cached by CPython).
+_ITEM_BYTES: dict[type, int] = {range: 32, type({}.items()): 64}
+_SLOT_BYTES = 8
+
+
+def _copy_bytes(x: Any, n: int) -> int:
+    tp = type(x)
+    extra = _ITEM_BYTES.get(tp, 0)
+    if tp is str and not x.isascii():
+        extra = 80
+    return n * (_SLOT_BYTES + extra)
+
+
+def metered(x: Any) -> Iterable[Any]:
+    """``x`` as a host C consumer may pull items out of it (see the module docstring)."""
+    tp = type(x)
+    if tp is list or tp is tuple:
+        if len(x) > SMALL:
+            _price_copy(x, len(x))
+        return x  # type: ignore[no-any-return]
+    size = known_len(x)
+    if size is not None:
+        if size > SMALL:
+            _price_copy(x, size)
+        return x  # type: ignore[no-any-return]
+    if tp is TickingIterator:
+        return x  # type: ignore[no-any-return]
+    return TickingIterator(x)
+
+
+def _price_copy(x: Any, n: int) -> None:
+    charge_items(n, _copy_bytes(x, n))
+
+
+def charge_items(n: int, nbytes: int) -> None:
+    """Pay for a C copy of ``n`` items allocating ``nbytes``: the memory is checked before the
+    copy, the items charged one op each (``metered``'s price, for a consumer that must hand
+    C the container itself, such as ``{**m}`` of a dict subclass)."""
+    b = current_or_default()
+    b.check_alloc(nbytes)
+    b.charge(n)
+
+
+_DICT_ENTRY_BYTES = 40  # a dict entry (hash, key, value) and its index slot
+
+
+def update_source(m: Any) -> Any:
+    """What ``dict.update``/``|=`` may receive in place of ``m`` (``{**m}``, ``d |= m``), read
+    as CPython's ``dict_merge`` reads it. A dict iterating with dict's own ``__iter__`` is
+    copied by C from its table: priced up front on its length, passed as it is (no guest code
+    runs). Any other mapping is read key by key (``keys()`` then ``m[k]``) and anything else
+    is an iterable of pairs: both pulled through ``metered``."""
+    if type(m) is dict or (isinstance(m, dict) and _dict_iteration(type(m))):
+        n = dict.__len__(m)
+        if n > SMALL:
+            charge_items(n, _DICT_ENTRY_BYTES * n)
+        return m
+    if hasattr(type(m), "keys"):
+        return _pairs(m)
+    return metered(m)
+
+
+def _pairs(m: Any) -> Iterator[tuple[Any, Any]]:
+    for k in metered(m.keys()):
+        yield k, m[k]
+
+
+def _dict_iteration(tp: type) -> bool:
+    """``tp`` (a dict subclass) iterates with ``dict.__iter__``, as CPython's fast path asks."""
+    for klass in tp.__mro__:
+        if "__iter__" in klass.__dict__:
+            return klass is dict
+    return False  # pragma: no cover (dict defines __iter__)
+
+
+def drain(x: Any) -> list[Any]:
+    """The items of guest iterable ``x`` as a new list, paid for (``metered``)."""
+    return list(metered(x))
+
+
+# Host classes whose constructor pulls every item out of its first argument in C.
+_DRAINING_CLASSES: tuple[type, ...] = (collections.deque, collections.Counter, collections.OrderedDict)
+
+
+def _items_of(x: Any) -> Any:
+    """``consume(x)`` for a host routine known to iterate ``x`` whole (bulk methods, the
+    constructors of ``_DRAINING_CLASSES``): a guest iterable is pulled through a ticking
+    iterator too, since its ``__iter__`` may hand C a host iterator (``iter(range(10**12))``).
+    A guest mapping stays itself: the routine reads it by ``keys()``, as CPython does."""
+    if _is_guest(type(x)) and not hasattr(type(x), "keys") and hasattr(type(x), "__iter__"):
+        return TickingIterator(x)
+    return consume(x)
 
 
 def lazy(x: Any) -> Any:
@@ -234,8 +349,11 @@ def metered_constructor(cls: type) -> Callable[..., Any]:
     def construct(*args: Any, **kwargs: Any) -> Any:
         if not args and not kwargs:
             return cls()
-        return cls(*[consume(a) for a in args], **{k: consume(v) for k, v in kwargs.items()})
+        first = [_items_of(args[0])] if drains and args else []
+        rest = [consume(a) for a in args[len(first):]]
+        return cls(*first, *rest, **{k: consume(v) for k, v in kwargs.items()})
 
+    drains = issubclass(cls, _DRAINING_CLASSES)
     construct.__name__ = construct.__qualname__ = cls.__name__
     construct.__doc__ = cls.__doc__
     return construct
@@ -251,14 +369,14 @@ def metered_method(cls: type, name: str) -> Callable[..., Any]:
         def call_cls(owner: Any, *args: Any, **kwargs: Any) -> Any:
             target = owner if isinstance(owner, type) else type(owner)
             fn = getattr(target, name)
-            return fn(*[consume(a) for a in args], **{k: consume(v) for k, v in kwargs.items()})
+            return fn(*[_items_of(a) for a in args], **{k: consume(v) for k, v in kwargs.items()})
 
         call_cls.__name__ = call_cls.__qualname__ = name
         return call_cls
     method = getattr(cls, name)
 
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return method(self, *[consume(a) for a in args], **{k: consume(v) for k, v in kwargs.items()})
+        return method(self, *[_items_of(a) for a in args], **{k: consume(v) for k, v in kwargs.items()})
 
     call.__name__ = call.__qualname__ = name
     return call

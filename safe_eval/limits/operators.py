@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import operator
 import sys
+from collections import OrderedDict, deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -34,12 +35,12 @@ from safe_eval.limits.estimates import (
     int_div_ns,
     int_mul_ns,
     int_pow_bits,
-    known_len,
     percent_format_width,
     repr_bytes,
     seq_item_size,
 )
 from safe_eval.limits.indices import as_index
+from safe_eval.limits.iteration import SMALL, TickingIterator, metered, update_source
 from safe_eval.limits.numbers import check_operands, check_to_int
 
 __all__ = [
@@ -215,17 +216,39 @@ def _iadd(a: Any, b: Any) -> Any:
     if ta is int or ta is float:
         a += b
         return a
-    if ta is list:
-        # list += iterable is list.extend: consume unsized iterables through a counting iterator.
-        n = known_len(b)
-        if n is None:
-            a += counting(b)
-        else:
-            if n > _SMALL_SEQ:
-                charge_bytes(8 * n)
-            a += b
+    if ta is list or _extends_in_c(ta, "__iadd__"):
+        # list/deque += iterable is extend: C pulls the items, through the metered door
+        a += metered(b)
         return a
     return add_slow(a, b, operator.iadd)
+
+
+# host types whose ``+=`` (``__iadd__``) extends from any iterable and whose ``|=``
+# (``__ior__``) updates from any mapping or iterable of pairs, in one C loop
+_C_EXTENDERS: dict[str, tuple[type, ...]] = {"__iadd__": (list, deque), "__ior__": (dict, OrderedDict)}
+
+
+def _extends_in_c(tp: type, name: str) -> bool:
+    """``tp``'s ``name`` is one of ``_C_EXTENDERS`` (inherited by a subclass too)."""
+    for klass in tp.__mro__:
+        if name in klass.__dict__:
+            return klass in _C_EXTENDERS[name]
+    return False
+
+
+def _ior(a: Any, b: Any) -> Any:
+    ta = type(a)
+    if ta is int or ta is bool:
+        a |= b
+        return a
+    if ta is dict and type(b) is dict and len(b) <= SMALL:
+        a |= b  # a short copy from a dict's table: free, as ``metered`` would leave it
+        return a
+    if ta is dict or _extends_in_c(ta, "__ior__"):
+        a |= update_source(b)  # dict/OrderedDict |= pulls the items in C: the metered door
+        return a
+    a |= b
+    return a
 
 
 # -- % and // ------------------------------------------------------------------------------
@@ -291,13 +314,9 @@ def guarded_contains(item: Any, container: Any) -> bool:
 
 def counting(iterable: Iterable[Any]) -> Iterator[Any]:
     """Iterate ``iterable`` charging one op per element to the running budget, so a host C
-    consumer (extend, join, sum...) of an endless or huge iterator hits a limit."""
-    budget = current_or_default()
-    for item in iterable:
-        budget.fuel -= 1
-        if budget.fuel < 0:
-            budget.refuel()
-        yield item
+    consumer (extend, join, sum...) of an endless or huge iterator hits a limit (the one
+    metered iterator, ``iteration.TickingIterator``)."""
+    return TickingIterator(iterable)
 
 
 # -- table ---------------------------------------------------------------------------------
@@ -310,6 +329,7 @@ _TABLE: dict[tuple[type[ast.operator], bool], Binop] = {
     (ast.LShift, True): _make_lshift(operator.ilshift),
     (ast.Add, False): _add,
     (ast.Add, True): _iadd,
+    (ast.BitOr, True): _ior,
     (ast.Mod, False): _make_divlike(operator.mod),
     (ast.Mod, True): _make_divlike(operator.imod),
     (ast.FloorDiv, False): _make_divlike(operator.floordiv),

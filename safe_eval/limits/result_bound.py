@@ -12,10 +12,10 @@ function, a host resume or close of a guest generator) draws its budget from tha
 pays back what it used. A sequence of calls shares the bound: together they never spend more
 ops or time than one run's limits, and the memory they leave allocated (a returned function
 appending to a module-level list) is carried from call to call, so together they never hold
-more than one run's memory limit. Concurrent calls (host threads) cannot each spend the whole
-bound: a call reserves all that is left under a lock when it draws and refunds what it did
-not use when it settles, so a call drawn while another holds the bound is refused with the
-limit error (the host serialises calls into one run's objects, or refills). Once spent, every
+more than one run's memory limit. Concurrent calls (host threads, greenlets) cannot each spend
+the whole bound: a call reserves all that is left under a lock when it draws and refunds what
+it did not use when it settles, and a call drawn while another is under way is refused with
+``ConcurrentCall`` (the host serialises calls into one run's objects). Once spent, every
 further host call into that run's objects raises the limit error at once, until the host
 refills the bound explicitly (``safe_eval.refill(obj)``). Objects made by those host calls (a
 returned function that defines and returns another) inherit the same bound, so a chain of
@@ -27,19 +27,22 @@ from __future__ import annotations
 import threading
 import time
 
-from safe_eval.errors import MemoryLimit, OpLimit, TimeLimit
+from safe_eval.errors import ConcurrentCall, MemoryLimit, OpLimit, TimeLimit
 from safe_eval.limits.budget import Budget
 from safe_eval.limits.model import Limits
 
 __all__ = ["ResultBound"]
 
+_BUSY = ("another host call into this run's results is under way (on another thread or "
+         "greenlet): calls into one run's objects share its bound and must not overlap; "
+         "serialise them, or give each worker its own run")
 _SPENT = "host calls into this run's results spent their bound (safe_eval.refill() gives them more)"
 
 
 class ResultBound:
     """Ops, seconds and bytes left for host calls into one run's results."""
 
-    __slots__ = ("limits", "ops_left", "time_left", "mem_held", "_lock")
+    __slots__ = ("limits", "ops_left", "time_left", "mem_held", "calls", "_lock")
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
@@ -47,6 +50,7 @@ class ResultBound:
         self.time_left = float(limits.time)
         # bytes the calls so far allocated and still hold (measured when each call settles)
         self.mem_held = 0
+        self.calls = 0  # host calls drawn and not yet settled (at most one)
         self._lock = threading.Lock()
 
     def refill(self) -> None:
@@ -58,10 +62,12 @@ class ResultBound:
 
     def draw(self) -> Budget:
         """A budget for one host call, reserved from the bound: all that is left, never more
-        than the limits. Raises the limit error when the bound is spent or held by a call
-        under way."""
+        than the limits. Raises the limit error when the bound is spent, ``ConcurrentCall``
+        while another call is under way (every draw is followed by one ``settle``)."""
         lim = self.limits
         with self._lock:
+            if self.calls:
+                raise ConcurrentCall(_BUSY)
             if self.ops_left <= 0:
                 raise OpLimit(_SPENT, value=lim.ops, reached=lim.ops - self.ops_left)
             if self.time_left <= 0:
@@ -72,10 +78,18 @@ class ResultBound:
             ops, secs = self.ops_left, self.time_left
             self.ops_left -= ops
             self.time_left -= secs
-        if ops < lim.ops or secs < lim.time or mem < lim.memory:
-            lim = lim.merged({"ops": ops, "time": secs, "memory": mem})
-        budget = Budget(lim)
-        budget.memory_used()  # the mark this call's memory is measured from
+            self.calls += 1
+        try:
+            if ops < lim.ops or secs < lim.time or mem < lim.memory:
+                lim = lim.merged({"ops": ops, "time": secs, "memory": mem})
+            budget = Budget(lim)
+            budget.memory_used()  # the mark this call's memory is measured from
+        except BaseException:  # no settle will follow: give the reservation back
+            with self._lock:
+                self.ops_left += ops
+                self.time_left += secs
+                self.calls -= 1
+            raise
         return budget
 
     def settle(self, budget: Budget) -> None:
@@ -92,3 +106,4 @@ class ResultBound:
             self.time_left = min(float(self.limits.time),
                                  self.time_left + max(0.0, budget.limits.time - elapsed))
             self.mem_held = max(0, self.mem_held + held)
+            self.calls -= 1

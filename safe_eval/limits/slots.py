@@ -18,6 +18,7 @@ from typing import Any
 
 from safe_eval.limits.estimates import SEQ_TYPES, repr_bytes, seq_item_size
 from safe_eval.limits.guards import price_round
+from safe_eval.limits.iteration import metered, update_source
 from safe_eval.limits.numbers import check_operands, check_to_int
 from safe_eval.limits.operators import (
     add_slow,
@@ -170,6 +171,35 @@ def _contains(raw: Guard) -> Guard:
     return slot
 
 
+def _extend(raw: Guard) -> Guard:
+    """``list.__iadd__``: extends from any iterable, pulled through the metered door."""
+
+    def slot(self: Any, other: Any) -> Any:
+        return raw(self, metered(other))
+
+    return slot
+
+
+def _store(raw: Guard) -> Guard:
+    """``list.__setitem__``/``bytearray.__setitem__``: a slice assignment copies its value."""
+
+    def slot(self: Any, key: Any, value: Any) -> Any:
+        if type(key) is slice:
+            value = metered(value)
+        return raw(self, key, value)
+
+    return slot
+
+
+def _update(raw: Guard) -> Guard:
+    """``dict.__ior__``: a mapping or an iterable of pairs, pulled in C through the door."""
+
+    def slot(self: Any, other: Any) -> Any:
+        return raw(self, update_source(other))
+
+    return slot
+
+
 _INT_SLOTS: dict[str, Callable[[Guard], Guard]] = {
     "__mul__": _int_mul,
     "__rmul__": _int_mul,
@@ -245,6 +275,10 @@ def slot_guards() -> dict[type, dict[str, Guard]]:
     for container in (dict, set, frozenset):
         table[container] = _table(container, _CONTAINER_SLOTS)
     table[range] = {"__contains__": _contains(range.__contains__)}
+    table[list]["__iadd__"] = _extend(list.__dict__["__iadd__"])
+    for store in (list, bytearray):
+        table[store]["__setitem__"] = _store(store.__dict__["__setitem__"])
+    table[dict]["__ior__"] = _update(dict.__dict__["__ior__"])
     return table
 
 

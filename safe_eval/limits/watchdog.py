@@ -16,6 +16,18 @@ exist. It fires again every period until the evaluation ends, so a host library'
 An asynchronous exception must never hit the host after the evaluation has returned: ``watch``
 is a context manager whose exit, under the same lock the watchdog fires under, clears any
 exception still pending for the thread.
+
+Nor may it hit anything but the overdue run. An asynchronous exception targets a thread, and a
+thread may interleave several runs and the host's own code (greenlets: a gevent-style server
+parks a request inside a tool waiting on I/O and runs another meanwhile). So the watchdog
+fires only into a run that is *on the CPU*: ``_oncpu`` records, per thread, the watch of the
+run executing there now. A run is put there when it starts and taken off while it is in host
+code of the host's own: a tool call, with its audit hook (``policy/enforce.call_tool`` through
+``host_code``/``back_in_run``), the one place guest code hands the thread to code that may
+switch to another greenlet. Taking a run off clears an exception still pending for it, under
+the watchdog's lock. A run that is off the CPU when its deadline passes is stopped by its own
+budget check at its next tick after the tool returns (a tool is the host's code: never
+interrupted half-way).
 """
 
 from __future__ import annotations
@@ -34,7 +46,8 @@ from safe_eval.limits import memory
 if TYPE_CHECKING:
     from safe_eval.limits.budget import Budget
 
-__all__ = ["GRACE", "PERIOD", "WatchdogMemoryLimit", "WatchdogTimeLimit", "start", "stop", "watch"]
+__all__ = ["GRACE", "PERIOD", "WatchdogMemoryLimit", "WatchdogTimeLimit", "back_in_run", "host_code",
+           "start", "stop", "watch"]
 
 PERIOD = 0.05
 # The budget's own tick raises a precise TimeLimit first whenever guest code runs; the watchdog
@@ -81,7 +94,7 @@ class _Watch:
     asyncio tasks interleaving requests: the context is per run, see ``context.py``) gets a
     watch of its own (``spare``), so every run in progress is watched until it ends."""
 
-    __slots__ = ("budget", "thread_id", "fired", "active", "spare", "seen")
+    __slots__ = ("budget", "thread_id", "fired", "active", "spare", "seen", "below")
 
     def __init__(self, thread_id: int, spare: bool = False) -> None:
         self.budget: Budget | None = None
@@ -90,11 +103,15 @@ class _Watch:
         self.active = False
         self.spare = spare
         self.seen = -1  # the budget's ``spent`` at the previous period (memory check)
+        # what was on the CPU of this thread when the run started (put back when it stops)
+        self.below: _Watch | None = None
 
 
 _lock = threading.Lock()
 _watches: dict[int, _Watch] = {}  # thread id -> its watch (one small object per thread id)
 _spares: dict[int, _Watch] = {}  # id(watch) -> watch: runs interleaved with another on a thread
+# thread id -> the watch of the run executing on that thread now (absent: host code)
+_oncpu: dict[int, _Watch] = {}
 _thread = False  # the watchdog thread was started (in this process)
 
 
@@ -107,6 +124,10 @@ def _loop() -> None:
             for w in [*_watches.values(), *_spares.values()]:
                 budget = w.budget
                 if not w.active or budget is None:
+                    continue
+                if _oncpu.get(w.thread_id) is not w:
+                    # the thread runs host code or another run now: an exception raised there
+                    # would stop the wrong code; the run's own tick stops it when it is back
                     continue
                 if now > budget.deadline + GRACE:
                     _raise_in(w.thread_id, WatchdogTimeLimit)
@@ -161,12 +182,16 @@ def start(budget: Budget) -> _Watch | None:
         w.active = True
         with _lock:
             _spares[id(w)] = w
+            w.below = _oncpu.get(tid)
+            _oncpu[tid] = w
         return w
     # No lock needed: only this thread writes its watch, and the watchdog reads ``budget``
     # only once ``active`` is set, which comes last (a fresh budget's deadline is ahead).
     w.budget = budget
     w.fired = False
     w.seen = -1
+    w.below = _oncpu.get(tid)
+    _oncpu[tid] = w
     w.active = True
     return w
 
@@ -182,8 +207,44 @@ def stop(w: _Watch | None) -> None:
         w.budget = None  # do not keep the finished evaluation's budget (and output) alive
         if w.spare:
             _spares.pop(id(w), None)
+        tid = w.thread_id
+        if _oncpu.get(tid) is w:
+            below = w.below
+            if below is None or not below.active:
+                _oncpu.pop(tid, None)
+            else:
+                _oncpu[tid] = below
+        w.below = None
         if w.fired:
-            _raise_in(w.thread_id, None)
+            _raise_in(tid, None)
+
+
+def host_code() -> _Watch | None:
+    """The run on this thread's CPU hands it to host code of the host's own (a tool call, which
+    may switch to another greenlet): from now on the watchdog fires nothing at this thread for
+    it, and an exception it has pending is cleared. Returns what ``back_in_run`` takes."""
+    tid = _lowlevel.get_ident()
+    w = _oncpu.get(tid)
+    if w is None:
+        return None
+    with _lock:
+        if _oncpu.get(tid) is w:
+            del _oncpu[tid]
+        if w.fired:
+            _raise_in(tid, None)
+    return w
+
+
+def back_in_run(w: _Watch | None) -> None:
+    """The host code ``host_code`` started returned to the run: it is on the CPU again (if it
+    is still watched). A run whose deadline passed meanwhile stops here, its first checkpoint,
+    as the watchdog would have stopped it had it stayed on the CPU."""
+    if w is None or not w.active:
+        return
+    _oncpu[w.thread_id] = w
+    budget = w.budget
+    if budget is not None and time.monotonic() > budget.deadline + GRACE:
+        raise WatchdogTimeLimit
 
 
 @contextmanager

@@ -98,6 +98,30 @@ def _deny(obj: object, name: str, why: str = "") -> AttributeError:
     return AttributeError(text + (f" ({why})" if why else ""))
 
 
+def _missing(obj: object, tp: type, name: str) -> AttributeError:
+    """CPython's error for a name that does not exist, with its suggestion drawn only from
+    the names the guest may read (``'list' object has no attribute 'apend'. Did you mean:
+    'append'?``). Only class namespaces are read: no guest or host code runs."""
+    if isinstance(obj, type):
+        text = f"type object '{obj.__name__}' has no attribute '{name}'"
+    else:
+        text = f"'{tp.__name__}' object has no attribute '{name}'"
+    readable = {n for klass in tp.__mro__ for n in klass.__dict__
+                if not _looks_private(n) and (_curated(tp) or _listed(_owner(tp, n) or klass, n))}
+    import difflib  # only on this error path
+
+    close = difflib.get_close_matches(name, sorted(readable), n=1)
+    return AttributeError(text + (f". Did you mean: '{close[0]}'?" if close else ""))
+
+
+def _absent(tp: type, name: str) -> bool:
+    """No class of ``tp`` defines ``name`` and no hook of it could make one up."""
+    if _owner(tp, name) is not None or _owner(tp, "__getattr__") is not None:
+        return False
+    hook = _owner(tp, "__getattribute__")  # a C slot (every builtin type has one) or Python code
+    return hook is None or type(hook.__dict__["__getattribute__"]) is not types.FunctionType
+
+
 def _check_name(name: object) -> str:
     if type(name) is not str:
         if not isinstance(name, str):
@@ -279,7 +303,7 @@ def _guest_type_get(cls: type, name: str) -> Any:
     owner = _owner(cls, name)
     if not _looks_private(name):
         if owner is None:  # only the metaclass has it (``mro``) or it does not exist
-            raise _deny(cls, name)
+            raise _missing(cls, cls, name) if _absent(type(cls), name) else _deny(cls, name)
         if owner is str and name in _UNBOUND_FORMAT:
             return _UNBOUND_FORMAT[name]
         return _class_level(cls, owner, name)
@@ -345,6 +369,8 @@ def _host_type_get(cls: type, name: str) -> Any:
                 return guarded if guarded is not None else _unhook(getattr(cls, name))
         raise _deny(cls, name)
     owner = _owner(cls, name)
+    if owner is None and _absent(type(cls), name):
+        raise _missing(cls, cls, name)
     if owner is None or not _listed(owner, name):
         raise _deny(cls, name)
     if owner is str and name in _UNBOUND_FORMAT:
@@ -391,7 +417,9 @@ def _host_instance_field(obj: object, tp: type, name: str) -> Any:
     try:
         fields = object.__getattribute__(obj, "__dict__")
     except AttributeError:
-        raise _deny(obj, name) from None
+        raise (_missing(obj, tp, name) if _absent(tp, name) else _deny(obj, name)) from None
+    if name not in fields and _absent(tp, name):
+        raise _missing(obj, tp, name)
     allowed = (
         isinstance(obj, BaseException)
         or _curated(tp)

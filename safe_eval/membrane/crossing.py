@@ -32,8 +32,9 @@ import collections.abc
 import types
 from typing import Any
 
+from safe_eval.context import current_context
 from safe_eval.errors import SafeEvalError
-from safe_eval.interpreter.identity import GUEST_REFS, is_guest_made
+from safe_eval.interpreter.identity import GUEST_REFS, is_guest_class, is_guest_made
 from safe_eval.limits.guards import check_format_spec, price_text
 from safe_eval.membrane import allowlists
 from safe_eval.membrane.admission import admitted, register_membrane_type
@@ -55,13 +56,61 @@ from safe_eval.membrane.proxies import (
 )
 from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, is_own_class, reveal_type
 
-__all__ = ["enter_call_args", "enter_env", "enter_value", "format_value", "guest_exception"]
+__all__ = ["enter_call_args", "enter_env", "enter_value", "format_value", "guest_exception",
+           "register_guest_function_type"]
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
 _MEMBRANE_TYPES = (Tool, HostExceptionClass, HostProxy, HostIterator, Refused, OpaqueType, type(GUARDED_TYPE))
 for _cls in _MEMBRANE_TYPES:
     register_membrane_type(_cls)
 _MAX_DEPTH = 100
+
+
+# the interpreter's guest function type (``register_guest_function_type``: the interpreter
+# imports this module, not the other way round)
+_FUNCTION: list[Any] = []
+
+
+def register_guest_function_type(cls: Any) -> None:
+    _FUNCTION.append(cls)
+
+
+def _foreign_code(value: Any, policy: Any) -> bool:
+    """``value`` is a guest function (or a method bound to one) another run made, whose policy
+    is not the one of the run it enters. Guest code calls guest functions on a fast path that
+    runs them under the caller's context, so such a function enters as a tool: the entering
+    run's policy decides whether it may call it, and the call runs it under its own run's
+    policy and audit hook (``Function.__call__``, ``session.call_as_origin``)."""
+    fn: Any = value.__func__ if type(value) is types.MethodType else value
+    if not _FUNCTION or type(fn) is not _FUNCTION[0]:
+        return False
+    return _other_policy(fn.origin, policy)
+
+
+def _other_policy(origin: Any, policy: Any) -> bool:
+    if origin is None:
+        return False
+    if policy is None:
+        ctx = current_context()
+        if ctx is None:
+            return False
+        policy = ctx.policy
+    return origin.policy is not policy
+
+
+def _foreign_object(value: Any, policy: Any) -> bool:
+    """``value`` is a guest class another run made (or an instance of one), under another
+    policy: its methods would run on the guest call fast path under the entering run's policy,
+    so it is refused there (``_enter``). Found by the run of its class's own methods."""
+    cls = value if isinstance(value, type) else type(value)
+    if not _FUNCTION or not is_guest_class(cls):
+        return False
+    function = _FUNCTION[0]
+    for klass in cls.__mro__:
+        for member in type.__dict__["__dict__"].__get__(klass).values():
+            if type(member) is function:
+                return _other_policy(member.origin, policy)
+    return False
 
 
 def _scalar(value: object) -> bool:
@@ -95,7 +144,7 @@ def enter_call_args(
         ref = refs.get(id(tp))  # ``is_guest_class(tp)`` inlined: the guest's own objects
         if ref is not None and ref() is tp:
             continue
-        if not admitted(a):
+        if not admitted(a) or _foreign_code(a, policy):
             args = tuple([a if type(a) in PLAIN_SCALARS else _enter(a, policy, None, 0) for a in args])
             break
     if kwargs:
@@ -116,6 +165,11 @@ def _enter(value: Any, policy: Any, name: str | None, depth: int) -> Any:
     tp = type(value)
     if tp in PLAIN_SCALARS:
         return value
+    if _foreign_code(value, policy):
+        return tool(name or _callable_name(value), value)
+    if _foreign_object(value, policy):
+        return refused(_label(value, name), "it was made by another run, under another policy: its "
+                       "methods run only under the policy of the run that made them")
     if admitted(value) and not (name is not None and _host_callable(value)):
         return value  # (a host callable under an env name stays a tool the policy decides by name)
     if depth > _MAX_DEPTH:

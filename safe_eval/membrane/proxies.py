@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from safe_eval.diagnostics import Diagnostic
+from safe_eval import rules
 from safe_eval.errors import PolicyViolation, SafeEvalError
 from safe_eval.interpreter.annotations import register_stand_in
 from safe_eval.policy.plain import register_handle
@@ -59,7 +59,7 @@ def _check_key(key: object, cls: str) -> None:
 
 def refusal(message: str, hint: str = "") -> PolicyViolation:
     """A run-time ``PolicyViolation`` (code E401) for a refused host value or access."""
-    diag = Diagnostic("E401", "host-value-refused", message, 0, 0, 0, 0, "runtime", hint)
+    diag = rules.HOST_VALUE_REFUSED.diagnostic((0, 0, 0, 0), hint=hint, detail=message)
     return PolicyViolation([diag])
 
 

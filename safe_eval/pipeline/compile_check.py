@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 import warnings
 
+from safe_eval import rules
 from safe_eval.diagnostics import Diagnostic
 
 __all__ = ["compile_errors"]
@@ -41,8 +42,8 @@ def compile_errors(tree: ast.Module, source: str) -> list[Diagnostic]:
     except SyntaxError as exc:
         return [_diagnostic(exc, source)]
     except (RecursionError, MemoryError, ValueError) as exc:  # defensive: parse bounds the tree
-        return [Diagnostic("P009", "compile-error", f"the code cannot be compiled: {type(exc).__name__}",
-                           1, 1, 1, 2, "parse", "send simpler code")]
+        return [rules.COMPILE_ERROR.diagnostic((1, 1, 1, 2), hint="send simpler code",
+                                               detail=f"the code cannot be compiled: {type(exc).__name__}")]
     return []
 
 
@@ -54,8 +55,7 @@ def _diagnostic(exc: SyntaxError, source: str) -> Diagnostic:
     end_col = _column(lines, end_line, exc.end_offset) if exc.end_offset else col + 1
     if end_line == line and end_col <= col:
         end_col = col + 1
-    return Diagnostic("P009", "compile-error", exc.msg or "invalid syntax", line, col, end_line, end_col,
-                      "parse", "CPython refuses this before running anything: fix it as the message says")
+    return rules.COMPILE_ERROR.diagnostic((line, col, end_line, end_col), detail=exc.msg or "invalid syntax")
 
 
 def _column(lines: list[str], line: int, byte_col: int) -> int:

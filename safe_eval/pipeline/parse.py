@@ -19,20 +19,8 @@ measures depth, refusing trees deeper than ``max_depth``: every later recursive 
 the interpreter's compiler) may rely on ``depth <= max_depth``. The same walk returns the nodes
 in pre-order so ``restrict`` can check them without walking the tree again.
 
-Codes:
-
-====  ======================  ==========================================================
-P001  not-source              code is not ``str`` or ``bytes``
-P002  invalid-encoding        ``bytes`` that are not valid UTF-8
-P003  null-byte               a NUL character in the text
-P004  lone-surrogate          a lone surrogate code point (``"\\ud800"`` as a character)
-P005  source-too-long         more than ``max_chars`` characters
-P006  syntax-error            ``SyntaxError``/``IndentationError`` with its position
-P007  nesting-too-deep        nesting beyond the parser's or our ``max_depth`` limit
-P008  too-many-nodes          more than ``max_nodes`` AST nodes
-P009  compile-error           what CPython's compiler refuses in a parsed tree (``break``
-                              outside a loop, ``def f(x, x)``...): ``pipeline/compile_check.py``
-====  ======================  ==========================================================
+Codes P001-P009: their names, messages and hints are defined in ``safe_eval/rules.py``
+(``safe-eval rules`` lists them).
 """
 
 from __future__ import annotations
@@ -42,6 +30,7 @@ import re
 import sys
 from typing import Any
 
+from safe_eval import rules
 from safe_eval._record import Frozen, Record, Shown
 from safe_eval.diagnostics import Diagnostic
 
@@ -93,10 +82,10 @@ class Parsed(Frozen, Shown):
 _SURROGATE_CHARS = "[\ud800-\udfff]"
 
 
-def _diag(code: str, name: str, message: str, hint: str, line: int = 1, col: int = 1,
-          end_line: int | None = None, end_col: int | None = None) -> Diagnostic:
-    return Diagnostic(code, name, message, line, col, end_line or line,
-                      end_col if end_col is not None else col + 1, "parse", hint)
+def _at(line: int = 1, col: int = 1, end_line: int | None = None,
+        end_col: int | None = None) -> tuple[int, int, int, int]:
+    """A 1-based span; one character wide unless an end is known."""
+    return line, col, end_line or line, end_col if end_col is not None else col + 1
 
 
 def _position(text: str, index: int) -> tuple[int, int]:
@@ -116,29 +105,21 @@ def decode_source(source: Any) -> str | Diagnostic:
             return raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             line, col = _position(raw[: exc.start].decode("utf-8", "replace"), exc.start)
-            return _diag("P002", "invalid-encoding",
-                         f"code is not valid UTF-8 (byte {exc.start}: {exc.reason})",
-                         "send the code as a str, or as UTF-8 encoded bytes", line, col)
-    return _diag("P001", "not-source", f"code must be a str, not {type(source).__name__}",
-                  "pass the Python source text as a str")
+            return rules.INVALID_ENCODING.diagnostic(_at(line, col), offset=exc.start, reason=exc.reason)
+    return rules.NOT_SOURCE.diagnostic(_at(), type=type(source).__name__)
 
 
 def _check_text(text: str, limits: ParseLimits) -> Diagnostic | None:
     if len(text) > limits.max_chars:
-        return _diag("P005", "source-too-long",
-                     f"code is {len(text)} characters long; the limit is {limits.max_chars}",
-                     "send shorter code: split the work into several smaller snippets")
+        return rules.SOURCE_TOO_LONG.diagnostic(_at(), length=len(text), limit=limits.max_chars)
     nul = text.find("\0")
     if nul >= 0:
         line, col = _position(text, nul)
-        return _diag("P003", "null-byte", "code contains a NUL character",
-                     "remove the NUL character; write '\\0' inside a string literal instead", line, col)
+        return rules.NULL_BYTE.diagnostic(_at(line, col))
     match = None if text.isascii() else re.search(_SURROGATE_CHARS, text)
     if match is not None:
         line, col = _position(text, match.start())
-        return _diag("P004", "lone-surrogate",
-                     f"code contains the lone surrogate U+{ord(match.group()):04X}",
-                     "write surrogates as escapes inside string literals ('\\ud800')", line, col)
+        return rules.LONE_SURROGATE.diagnostic(_at(line, col), codepoint=ord(match.group()))
     return None
 
 
@@ -151,15 +132,14 @@ def _syntax_diag(exc: SyntaxError) -> Diagnostic:
     if end_line == line and end_col <= col:
         end_col = col + 1
     if "too many nested" in message or "too many levels of indentation" in message:
-        return _diag("P007", "nesting-too-deep", message,
-                     "flatten the code: use intermediate variables or helper functions", line, col)
-    hint = "fix the syntax error; the code must be valid Python 3.11"
+        return rules.NESTING_TOO_DEEP.diagnostic(_at(line, col), detail=message)
+    hint = rules.SYNTAX_ERROR.hint
     if sys.version_info < (3, 11) and "except*" in (exc.text or "").replace(" ", ""):
         message = "except* is new in Python 3.11; this host runs Python 3.10"
         hint = "catch the group with a plain except, or run on Python 3.11+"
     elif isinstance(exc, IndentationError):
         hint = "indent consistently with 4 spaces; a block needs at least one statement"
-    return _diag("P006", "syntax-error", message, hint, line, col, end_line, end_col)
+    return rules.SYNTAX_ERROR.diagnostic(_at(line, col, end_line, end_col), hint=hint, detail=message)
 
 
 # Fields that never hold a node worth visiting (names, flags, operators, contexts): skipping
@@ -192,10 +172,8 @@ def _walk(tree: ast.AST, limits: ParseLimits) -> tuple[list[ast.AST], Diagnostic
         node, depth = pop()
         if depth > max_depth:
             line, col = getattr(node, "lineno", 1), getattr(node, "col_offset", 0) + 1
-            return out, _diag("P007", "nesting-too-deep",
-                              f"code is nested more than {max_depth} levels deep",
-                              "flatten the code: use intermediate variables, loops or helper functions",
-                              line, col)
+            return out, rules.NESTING_TOO_DEEP.diagnostic(
+                _at(line, col), detail=f"code is nested more than {max_depth} levels deep")
         append(node)
         fields = known.get(node.__class__)
         if fields is None:
@@ -212,8 +190,7 @@ def _walk(tree: ast.AST, limits: ParseLimits) -> tuple[list[ast.AST], Diagnostic
             elif isinstance(value, node_type):
                 push((value, depth))
     if len(out) > limits.max_nodes:  # memory is bounded by max_chars meanwhile
-        return out, _diag("P008", "too-many-nodes", f"code has more than {limits.max_nodes} syntax nodes",
-                          "send shorter code: split the work into several smaller snippets")
+        return out, rules.TOO_MANY_NODES.diagnostic(_at(), limit=limits.max_nodes)
     return out, None
 
 
@@ -240,10 +217,10 @@ def parse(source: Any, filename: str = "<safe-eval>",
         return None, [_syntax_diag(exc)]
     except (RecursionError, MemoryError):
         # CPython refuses very long operator chains this way, from C, before harm is done.
-        return None, [_diag("P007", "nesting-too-deep", "code is too deeply nested for the parser",
-                            "flatten the code: use intermediate variables, loops or helper functions")]
+        too_deep = "code is too deeply nested for the parser"
+        return None, [rules.NESTING_TOO_DEEP.diagnostic(_at(), detail=too_deep)]
     except ValueError as exc:  # defensive: older CPythons reported some bad text this way
-        return None, [_diag("P006", "syntax-error", str(exc), "fix the code; it must be valid Python")]
+        return None, [rules.SYNTAX_ERROR.diagnostic(_at(), detail=str(exc))]
     nodes, problem = _walk(tree, limits)
     if problem is not None:
         return None, [problem]

@@ -12,9 +12,10 @@
                                 does the interpreter, whose name lookup sees the guest's
                                 namespace and the guest builtins, nothing else
     T003 tool-not-allowed       a call of an env callable no allow rule permits (or a deny rule
-                                refuses whatever its arguments; a ``deny ... raise`` rule is left
-                                to run time, where the guest meets it as a PermissionError)
+                                refuses whatever its arguments)
     T004 tool-argument-denied   a tool call whose constant arguments already break the rules
+    T005 tool-call-raises       a call a ``deny ... raise`` rule refuses whatever its arguments: a
+                                WARNING, since the guest meets it as a PermissionError it may catch
 
 ``env_names`` may be the env mapping itself: its callables then bind positional arguments by
 their signatures, exactly as at run time. Arguments that are not constants are unknown here;
@@ -29,10 +30,13 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from safe_eval import rules
 from safe_eval.diagnostics import Diagnostic, span_of
+from safe_eval.pipeline.restrict import REFUSED_BUILTINS
 from safe_eval.policy import Policy, resolve_policy
 from safe_eval.policy.binding import BindError, binder_for
 from safe_eval.policy.model import denied_by
+from safe_eval.rules import Rule
 
 # rules.py is needed only to check calls against tool rules (imported there): the default
 # policy has none, and importing it costs cold-start time
@@ -56,9 +60,8 @@ def check_policy(tree: ast.Module, policy: Any, env_names: Iterable[str] = ()) -
     return out
 
 
-def _diag(node: ast.AST, code: str, name: str, message: str, hint: str) -> Diagnostic:
-    line, col, end_line, end_col = span_of(node)
-    return Diagnostic(code, name, message, line, col, end_line, end_col, "policy", hint)
+def _diag(rule: Rule, node: ast.AST, hint: str | None = None, **fields: Any) -> Diagnostic:
+    return rule.diagnostic(span_of(node), hint=hint, **fields)
 
 
 # Imports
@@ -84,32 +87,14 @@ def _check_imports(nodes: list[ast.AST], policy: Policy) -> list[Diagnostic]:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if not policy.allows_import(alias.name):
-                    out.append(
-                        _diag(
-                            alias,
-                            "T001",
-                            "import-not-allowed",
-                            f"import of `{alias.name}` is not allowed",
-                            hint,
-                        )
-                    )
+                    out.append(_diag(rules.IMPORT_NOT_ALLOWED, alias, hint, what=f"import of `{alias.name}`"))
         elif isinstance(node, ast.ImportFrom):
             if node.module == "__future__" and not node.level:
                 continue  # no-ops here (annotations are never evaluated); compile_check vets the names
             if node.level:
-                out.append(
-                    _diag(node, "T001", "import-not-allowed", "relative imports are not allowed", hint)
-                )
+                out.append(_diag(rules.IMPORT_NOT_ALLOWED, node, hint, what="a relative import"))
             elif not policy.allows_import(node.module or ""):
-                out.append(
-                    _diag(
-                        node,
-                        "T001",
-                        "import-not-allowed",
-                        f"import from `{node.module}` is not allowed",
-                        hint,
-                    )
-                )
+                out.append(_diag(rules.IMPORT_NOT_ALLOWED, node, hint, what=f"import from `{node.module}`"))
     return out
 
 
@@ -180,23 +165,41 @@ def _check_calls(nodes: list[ast.AST], policy: Policy, env: Mapping[str, Any]) -
         name = node.func.id
         if name in defined:
             continue  # the guest's own function (even if it shadows a tool)
-        if name in env:
+        if name in env or _policy_tool(policy, name):
             if policy.tools:
                 diag = _check_tool_call(node, name, policy, env)
                 if diag is not None:
                     out.append(diag)
-        elif name not in builtins and not star:
+        elif name not in builtins and name not in REFUSED_BUILTINS and not star:
+            # (a refused builtin is restrict's R001: one diagnostic, not two)
             out.append(_unknown_name(node.func, name, env, builtins, policy))
     return out
+
+
+def _policy_tool(policy: Policy, name: str) -> bool:
+    """A name an allow rule of the policy names: a tool the host is expected to pass."""
+    return bool(policy.tools) and any(r.action == "allow" for r in policy.rules_for(name))
+
+
+def _tools_and_data(policy: Policy, env: Mapping[str, Any]) -> tuple[list[str], list[str]]:
+    """The tools the code may call (callables in env, or what the allow rules name) and the
+    other names the host defines (data, or names given without values)."""
+    if policy.tools:
+        tools = policy.allowed_tools(env) if env else policy.allowed_tools()
+    else:
+        tools = [n for n, v in env.items() if callable(v)]
+    data = [n for n, v in env.items() if n not in tools and not callable(v)]
+    return tools, data
 
 
 def _unknown_name(
     node: ast.Name, name: str, env: Mapping[str, Any], builtins: frozenset[str], policy: Policy
 ) -> Diagnostic:
-    tools = policy.allowed_tools(env) if policy.tools else list(env)
+    tools, data = _tools_and_data(policy, env)
     # difflib is slow: only compare names with the same initial and about the same length
     slack = max(2, len(name) // 3)
-    pool = [c for c in [*tools, *sorted(builtins)] if c[:1] == name[:1] and abs(len(c) - len(name)) <= slack]
+    pool = [c for c in [*tools, *data, *sorted(builtins)]
+            if c[:1] == name[:1] and abs(len(c) - len(name)) <= slack]
     import difflib  # only on this path: it is not needed to run correct code
 
     close = difflib.get_close_matches(name, pool, n=1)
@@ -206,34 +209,32 @@ def _unknown_name(
         if tools
         else "no tools are available: define the function yourself"
     )
-    line, col, end_line, end_col = span_of(node)
-    return Diagnostic("T002", "unknown-name", f"`{name}` is not defined", line, col, end_line, end_col,
-                      "policy", hint, "warning")
+    if data:
+        hint += f"; other names the host defines: {', '.join(data)}"
+    return _diag(rules.UNKNOWN_NAME, node, hint, name=name)
 
 
 def _check_tool_call(node: ast.Call, name: str, policy: Policy, env: Mapping[str, Any]) -> Diagnostic | None:
     args, kwargs, splat = _static_arguments(node)
-    rules = policy.rules_for(name)
-    decision = _static_decision(name, rules, args, kwargs, splat, env.get(name))
+    tool_rules = policy.rules_for(name)
+    decision = _static_decision(name, tool_rules, args, kwargs, splat, env.get(name))
     if decision is None:
         return None
     deciding, message = decision
-    if deciding is not None and deciding.raise_to_guest:
-        return None  # the guest is meant to meet this denial as a PermissionError it can catch
     if deciding is not None:  # a deny rule fires whatever the unknown arguments are
         denial = denied_by(name, deciding)
-        return _diag(
-            node, denial.code, _CODE_NAMES[denial.code], denial.message, f"rule: {deciding.render()}"
-        )
-    allows = [r for r in rules if r.action == "allow"]
+        # a ``raise`` rule is met by the guest as a PermissionError it may catch: a warning
+        rule = rules.TOOL_CALL_RAISES if deciding.raise_to_guest else _rule_of(denial.code)
+        return _diag(rule, node, f"rule: {deciding.render()}", detail=denial.message)
+    allows = [r for r in tool_rules if r.action == "allow"]
     if not allows:
         tools = ", ".join(policy.allowed_tools(env)) or "none"
         message = f"`{name}` is not an allowed tool; allowed tools: {tools}"
-        return _diag(node.func, "T003", "tool-not-allowed", message, f"call only these tools: {tools}")
+        return _diag(rules.TOOL_NOT_ALLOWED, node.func, f"call only these tools: {tools}", detail=message)
     forms = "; ".join(f"{name}{r.render_args()}" for r in allows)
     message = message or f"`{name}` call denied"
     where = _argument_node(node, message, env.get(name), allows[0]) or node
-    return _diag(where, "T004", "tool-argument-denied", message, f"allowed calls: {forms}")
+    return _diag(rules.TOOL_ARGUMENT_DENIED, where, f"allowed calls: {forms}", detail=message)
 
 
 _ARGUMENT_IN_REASON = re.compile(r"argument `(\w+)`")
@@ -269,7 +270,9 @@ def _positional_names(fn: Any) -> list[str]:
     return [p.name for p in params if p.kind in kinds]
 
 
-_CODE_NAMES = {"T003": "tool-not-allowed", "T004": "tool-argument-denied"}
+def _rule_of(code: str) -> Rule:
+    """The registered rule of a decision's code (a decision always carries one of ours)."""
+    return rules.by_code(code) or rules.TOOL_NOT_ALLOWED
 
 
 def _static_arguments(node: ast.Call) -> tuple[tuple[Any, ...], dict[str, Any], bool]:

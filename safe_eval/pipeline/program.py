@@ -20,7 +20,7 @@ module is imported.
 from __future__ import annotations
 
 import ast
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
 from safe_eval._record import Frozen, Shown
@@ -94,7 +94,9 @@ def analyse(
         diagnostics = compile_errors(parsed.tree, parsed.source)  # before scrub edits the tree
         annotations = scrub(parsed.tree, parsed.source)
         diagnostics += restrict(parsed.nodes, parsed.source)
-        diagnostics += check_policy(parsed.tree, resolved, tuple(env_names))
+        # a mapping keeps its values: tools bind arguments by signature, data is not a tool
+        env = env_names if isinstance(env_names, Mapping) else tuple(env_names)
+        diagnostics += check_policy(parsed.tree, resolved, env)
     except SafeEvalError:
         raise
     except Exception as exc:  # a bug in a stage must not surface as an arbitrary exception
@@ -136,7 +138,7 @@ def build_program(
     built, found = analyse(source, policy, filename, names)
     if built is None:
         text = decode_source(source)
-        raise PolicyViolation(tuple(found), text if isinstance(text, str) else "")
+        raise PolicyViolation(tuple(found), text if isinstance(text, str) else "", filename=filename)
     if key is not None and len(source) <= DEFAULT_PARSE_LIMITS.max_chars:
         _CACHE.put(key, built, built.nbytes)
     return built

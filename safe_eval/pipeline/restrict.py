@@ -56,24 +56,8 @@ TypeVarTuple   3.12     R010     ``def f[*Ts]``: as TypeVar
 TypeAlias      3.12     R010     ``type X = ...``: a lazily evaluated ``TypeAliasType``
 =============  =======  =======  ==========================================================
 
-Codes:
-
-====  ===========================  ====================================================
-R000  restricted                   a rule inherited from RestrictedPython (compatibility)
-R001  forbidden-builtin            a refused builtin such as ``open`` or ``compile``
-R002  dunder-name                  a ``__name__``-style variable (``__import__``, ...)
-R003  dunder-attribute             a dunder attribute outside the reviewed set
-R004  internal-attribute           frame/code/generator internals (``gi_frame``, ``mro``...)
-R005  private-attribute            ``_x`` on an object the code does not own
-R006  forbidden-dunder-definition  a class defines a dunder outside the allowlist
-R007  class-keyword                ``metaclass=`` or another class keyword
-R008  dynamic-class                ``type()`` with three arguments
-R009  code-string                  a constant string given to eval/exec breaks a rule
-R010  unsupported-syntax           a node type not reviewed for safety
-R011  star-import                  ``from m import *``
-R012  private-import               importing a ``_private`` module or name
-R013  host-attribute-write         setting/deleting an attribute of a module or host object
-====  ===========================  ====================================================
+Codes R001-R013: their names, messages and hints are defined in ``safe_eval/rules.py``
+(``safe-eval rules`` lists them).
 """
 
 from __future__ import annotations
@@ -82,8 +66,10 @@ import ast
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
+from safe_eval import rules
 from safe_eval.diagnostics import Diagnostic
 from safe_eval.membrane.dunders import DEFINABLE_DUNDERS, FORBIDDEN_DUNDERS
+from safe_eval.rules import Rule
 
 if TYPE_CHECKING:
     from RestrictedPython.transformer import INSPECT_ATTRIBUTES, RestrictingNodeTransformer
@@ -315,20 +301,18 @@ class SafeEvalRules(RestrictingNodeTransformer):
         return node
 
     def error(self, node: ast.AST, info: str) -> None:
-        """RP's reporting hook, kept so inherited helpers report as diagnostics too."""
-        self.report("R000", "restricted", node, info, "")
+        """RP's reporting hook: no check of ours calls an inherited helper, but one that did
+        must still refuse (as unreviewed syntax), never append to RP's unread error list."""
+        self.report(rules.UNSUPPORTED_SYNTAX, node, detail=info)
 
-    def report(self, code: str, name: str, node: ast.AST, message: str, hint: str,
-               span: tuple[int, int, int, int] | None = None) -> None:
-        line, col, end_line, end_col = span or self.spans.of(node)
-        self.diagnostics.append(
-            Diagnostic(code, name, message, line, col, end_line, end_col, "restrict", hint))
+    def report(self, rule: Rule, node: ast.AST, span: tuple[int, int, int, int] | None = None,
+               hint: str | None = None, **fields: Any) -> None:
+        self.diagnostics.append(rule.diagnostic(span or self.spans.of(node), hint=hint, **fields))
 
     def unsupported(self, node: ast.AST) -> None:
         kind = node.__class__.__name__
         reason = DENIED_NODES.get(kind, f"{kind} is not supported: it has not been reviewed for safety")
-        self.report("R010", "unsupported-syntax", node, reason,
-                    _DENIED_HINTS.get(kind, "rewrite this part with plain statements and expressions"))
+        self.report(rules.UNSUPPORTED_SYNTAX, node, hint=_DENIED_HINTS.get(kind), detail=reason)
 
     # -- shared rules ---------------------------------------------------------------------
 
@@ -338,8 +322,7 @@ class SafeEvalRules(RestrictingNodeTransformer):
             return
         if load and name in _ALLOWED_NAME_DUNDERS:
             return
-        self.report("R002", "dunder-name", node, f'the name "{name}" is not allowed',
-                    _NAME_HINTS.get(name, "use a name that does not start and end with '__'"))
+        self.report(rules.DUNDER_NAME, node, hint=_NAME_HINTS.get(name), name=name)
 
     def attribute_rule(self, node: ast.AST, attr: str, base: ast.expr | None, *, store: bool,
                        span: tuple[int, int, int, int] | None = None, where: str = "") -> None:
@@ -348,15 +331,12 @@ class SafeEvalRules(RestrictingNodeTransformer):
             allowed = WRITABLE_DUNDERS if store else READABLE_DUNDERS
             if attr not in allowed:
                 verb = "setting" if store else "reading"
-                self.report("R003", "dunder-attribute", node,
-                            f'{verb} the attribute "{attr}"{where} is not allowed',
-                            _DUNDER_HINTS.get(attr, "use ordinary attributes and builtins such as "
-                                                    "type(x).__name__ or isinstance()"), span)
+                self.report(rules.DUNDER_ATTRIBUTE, node, span, _DUNDER_HINTS.get(attr),
+                            verb=verb, attr=attr, where=where)
             return
         if attr in INTERNAL_ATTRIBUTES:
             hint = _HIERARCHY_HINT if attr == "mro" else "frame, code and generator internals are hidden"
-            self.report("R004", "internal-attribute", node,
-                        f'the attribute "{attr}"{where} is an interpreter internal', hint, span)
+            self.report(rules.INTERNAL_ATTRIBUTE, node, span, hint, attr=attr, where=where)
             return
         if _is_private(attr):
             root = _root_name(base) if base is not None else None
@@ -378,8 +358,7 @@ class SafeEvalRules(RestrictingNodeTransformer):
         for kind, node, name in self.deferred:
             if kind == "builtin":
                 if name not in bound:
-                    self.report("R001", "forbidden-builtin", node,
-                                f'the builtin "{name}" is not available', REFUSED_BUILTINS[name])
+                    self.report(rules.FORBIDDEN_BUILTIN, node, hint=REFUSED_BUILTINS[name], name=name)
                 continue
             root = self._roots.get((id(node), name)) or None
             foreign = root is None or root in imported or root not in bound
@@ -390,14 +369,9 @@ class SafeEvalRules(RestrictingNodeTransformer):
                 span = self.spans.of_attribute(node)
             owner = "an object the code did not create" if root is None else f'"{root}"'
             if kind == "private":
-                self.report("R005", "private-attribute", node,
-                            f'the private attribute "{name}" of {owner} is not accessible',
-                            "use the public API of modules and host objects", span)
+                self.report(rules.PRIVATE_ATTRIBUTE, node, span, attr=name, owner=owner)
             else:
-                self.report("R013", "host-attribute-write", node,
-                            f'setting or deleting the attribute "{name}" of {owner} is not allowed',
-                            "modules and host objects are read-only; keep your own state "
-                            "in variables, dicts or your own classes", span)
+                self.report(rules.HOST_ATTRIBUTE_WRITE, node, span, attr=name, owner=owner)
 
     def template_rule(self, node: ast.Constant, where: str) -> None:
         """Attribute names inside a ``str.format``-style template."""
@@ -455,8 +429,7 @@ class SafeEvalRules(RestrictingNodeTransformer):
         for keyword in node.keywords:
             label = "metaclass=" if keyword.arg == "metaclass" else (
                 f"{keyword.arg}=" if keyword.arg else "**keywords")
-            self.report("R007", "class-keyword", keyword, f"class keyword {label} is not allowed",
-                        "define a plain class; use a class decorator or a factory function instead")
+            self.report(rules.CLASS_KEYWORD, keyword, label=label)
         for stmt in node.body:
             self._class_member(stmt)
 
@@ -485,28 +458,21 @@ class SafeEvalRules(RestrictingNodeTransformer):
             line, col, _, _ = self.spans.of(node)
             span = (line, col, line, col + len("async def " if isinstance(node, ast.AsyncFunctionDef)
                                                else "def ") + len(name))
-        self.report("R006", "forbidden-dunder-definition", node,
-                    f'a class may not define "{name}": {reason}',
-                    "implement the behaviour with an ordinary method that the code calls explicitly",
-                    span)
+        self.report(rules.FORBIDDEN_DUNDER_DEFINITION, node, span, name=name, reason=reason)
 
     def visit_Import(self, node: ast.Import | ast.ImportFrom) -> None:
         module = getattr(node, "module", None)
         is_from = isinstance(node, ast.ImportFrom)
         if module and module != "__future__" and any(_is_private(p) or _is_dunder(p)
                                                      for p in module.split(".")):
-            self.report("R012", "private-import", node,
-                        f'importing the private module "{module}" is not allowed', "import public modules")
+            self.report(rules.PRIVATE_IMPORT, node, hint="import public modules", kind="module", name=module)
         for alias in node.names:
             if alias.name == "*":
-                self.report("R011", "star-import", alias, "star imports are not allowed",
-                            f"import the names you need: from {module} import a, b")
+                self.report(rules.STAR_IMPORT, alias, hint=rules.STAR_IMPORT.hint.format(module=module))
                 continue
             parts = alias.name.split(".")
             if any(_is_private(p) or _is_dunder(p) for p in parts):
-                self.report("R012", "private-import", alias,
-                            f'importing the private name "{alias.name}" is not allowed',
-                            "import public modules and names only")
+                self.report(rules.PRIVATE_IMPORT, alias, kind="name", name=alias.name)
             bound = alias.asname or (alias.name if is_from else parts[0])
             self.name_rule(alias, alias.asname)
             self.bound.add(bound)
@@ -578,8 +544,7 @@ class SafeEvalRules(RestrictingNodeTransformer):
                 if text is not None:
                     self.attribute_rule(item, text, None, store=False, where=" (via reduce(getattr))")
         elif name == "type" and len(args) == 3:
-            self.report("R008", "dynamic-class", node, "type() with three arguments creates a class "
-                        "outside a class statement", "define the class with a class statement")
+            self.report(rules.DYNAMIC_CLASS, node)
         elif name in ("eval", "exec") and args and _const_str(args[0]) is not None:
             self._code_string(args[0], name, _const_str(args[0]) or "")
 
@@ -588,9 +553,8 @@ class SafeEvalRules(RestrictingNodeTransformer):
             return
         inner = restrict_text(text, nested=self.nested + 1)
         for diag in inner:
-            self.report("R009", "code-string", node,
-                        f"the code given to {name}() breaks rule {diag.code} [{diag.name}] at its "
-                        f"line {diag.line}: {diag.message}", diag.hint)
+            self.report(rules.CODE_STRING, node, hint=diag.hint, function=name, code=diag.code,
+                        name=diag.name, line=diag.line, detail=diag.message)
 
     # -- table ----------------------------------------------------------------------------
 

@@ -44,7 +44,7 @@ from safe_eval.policy._text import decode_number, decode_string
 from safe_eval.policy.conditions import Condition, Equals, InRange, IsType, LenRange, Matches, OneOf
 from safe_eval.policy.curated import curated
 from safe_eval.policy.model import Policy
-from safe_eval.policy.rules import Action, Arg, ToolRule
+from safe_eval.policy.rules import Action, Arg, ToolRule, check_applicable
 from safe_eval.policy.types import literal_value, type_from_tree
 
 __all__ = ["parse_policy"]
@@ -337,7 +337,9 @@ class _Builder:
         for part in parts:
             assert isinstance(part, Tree)
             conditions.append(self.at(part, lambda p=part: self.condition(p)))  # type: ignore[misc]
-        return self.at(name_tok, lambda: Arg(str(name_tok), *conditions))
+        arg = self.at(name_tok, lambda: Arg(str(name_tok), *conditions))
+        self.at(name_tok, lambda: check_applicable(arg))
+        return arg
 
     def condition(self, tree: Tree[Token]) -> Condition:
         kind = tree.data

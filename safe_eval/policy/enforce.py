@@ -21,17 +21,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from safe_eval import rules
 from safe_eval.context import current_context
 from safe_eval.diagnostics import Diagnostic
 from safe_eval.errors import InternalError, PolicyViolation
+from safe_eval.limits.watchdog import back_in_run, host_code
 from safe_eval.policy.binding import BindError
 from safe_eval.policy.model import Decision, Policy, unbindable
 from safe_eval.policy.outbound import OutboundCall
 
 __all__ = ["ToolEvent", "call_tool", "denial_diagnostic"]
-
-_NAMES = {"T003": "tool-not-allowed", "T004": "tool-argument-denied"}
-
 
 @dataclass(frozen=True, slots=True)
 class ToolEvent:
@@ -73,26 +72,24 @@ def call_tool(
     else:
         decision = policy.decide_call(name, call)
         host_args, host_kwargs = call.host_args()
-    if audit is not None:
-        audit(ToolEvent(name, host_args, host_kwargs, decision))
-    if not decision.allowed:
-        if decision.raise_to_guest:
-            raise PermissionError(decision.message)
-        raise PolicyViolation([denial_diagnostic(decision)])
-    return fn(*host_args, **host_kwargs)
+    # the audit hook and the tool are the host's own code: the watchdog never interrupts them
+    # (a tool may switch to another greenlet, where an interrupt would hit another request)
+    paused = host_code()
+    try:
+        if audit is not None:
+            audit(ToolEvent(name, host_args, host_kwargs, decision))
+        if not decision.allowed:
+            if decision.raise_to_guest:
+                raise PermissionError(decision.message)
+            raise PolicyViolation([denial_diagnostic(decision)])
+        return fn(*host_args, **host_kwargs)
+    finally:
+        back_in_run(paused)
 
 
 def denial_diagnostic(decision: Decision, line: int = 0, col: int = 0) -> Diagnostic:
-    """The runtime diagnostic of a denied call (line 0: the interpreter may not know it)."""
-    code = decision.code or "T003"
-    return Diagnostic(
-        code,
-        _NAMES.get(code, "tool-denied"),
-        decision.message,
-        line,
-        col,
-        line,
-        col,
-        "runtime",
-        decision.hint,
-    )
+    """The runtime diagnostic of a denied call (line 0 until the interpreter places it: see
+    ``PolicyViolation.locate``)."""
+    rule = rules.by_code(decision.code) or rules.TOOL_NOT_ALLOWED
+    return rule.diagnostic((line, col, line, col), hint=decision.hint, stage="runtime",
+                           detail=decision.message)

@@ -27,6 +27,7 @@ from safe_eval.policy.binding import BindError
 from safe_eval.policy.curated import curated
 from safe_eval.policy.decision import Decision
 from safe_eval.policy.outbound import UNREADABLE, OutboundCall
+from safe_eval.rules import TOOL_ARGUMENT_DENIED, TOOL_NOT_ALLOWED
 
 # the rule classes are imported when a policy has rules (cold start: the default has none)
 if TYPE_CHECKING:
@@ -194,13 +195,14 @@ class Policy(Frozen, Shown):
                 f"`{tool}` is not an allowed tool; allowed tools: {listed}",
                 None,
                 False,
-                "T003",
+                TOOL_NOT_ALLOWED.code,
                 f"call only these tools: {listed}",
             )
         reason = allows[0].failure(tool, args, kwargs, bound) or f"`{tool}` call not allowed"
         forms = "; ".join(f"{tool}{r.render_args()}" for r in allows)
         return Decision(
-            False, f"`{tool}` call denied: {reason}", None, False, "T004", f"allowed calls: {forms}"
+            False, f"`{tool}` call denied: {reason}", None, False, TOOL_ARGUMENT_DENIED.code,
+            f"allowed calls: {forms}",
         )
 
     def allowed_tools(self, names: Iterable[str] | None = None) -> list[str]:
@@ -325,14 +327,15 @@ def _first_match(tool: str, call: OutboundCall, rules: tuple[ToolRule, ...]) -> 
 def denied_by(tool: str, rule: ToolRule) -> Decision:
     """The denial of calling ``tool`` by the deny rule ``rule``."""
     reason = rule.message or f"by the rule `{rule.render()}`"
-    code = "T003" if rule.args is None else "T004"
+    code = (TOOL_NOT_ALLOWED if rule.args is None else TOOL_ARGUMENT_DENIED).code
     return Decision(False, f"calling `{tool}` is denied ({reason})", rule, rule.raise_to_guest, code)
 
 
 def unbindable(tool: str, exc: BindError) -> Decision:
     # the call would fail with a TypeError anyway: say so, and let the guest catch it
     return Decision(
-        False, f"`{tool}` called with arguments that do not fit its signature: {exc}", None, True, "T004"
+        False, f"`{tool}` called with arguments that do not fit its signature: {exc}", None, True,
+        TOOL_ARGUMENT_DENIED.code,
     )
 
 

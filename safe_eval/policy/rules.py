@@ -34,7 +34,7 @@ from safe_eval.policy.outbound import UNREADABLE, Incomplete
 if TYPE_CHECKING:
     from safe_eval.policy.conditions import Condition, Predicate
 
-__all__ = ["UNKNOWN", "Action", "Arg", "Decision", "ToolRule", "allow", "deny"]
+__all__ = ["UNKNOWN", "Action", "Arg", "Decision", "ToolRule", "allow", "check_applicable", "deny"]
 
 Action = Literal["allow", "deny"]
 # (positional args, keyword args, the arguments by parameter name or None, whether an argument
@@ -57,6 +57,70 @@ class _Unknown:
 
 
 UNKNOWN: Any = _Unknown()
+
+
+# Which type names each kind of condition can hold for (a union needs one member that can).
+_NUMBERS = frozenset({"int", "float", "bool", "complex", "Decimal", "Fraction", "Any", "object"})
+_SIZED = frozenset({"str", "bytes", "bytearray", "list", "tuple", "dict", "set", "frozenset", "Sequence",
+                    "Mapping", "Collection", "Sized", "Any", "object"})
+_TEXT = frozenset({"str", "Any", "object"})
+
+
+def check_applicable(arg: Arg) -> None:
+    """Refuse a condition no value of the argument's type can meet (``x: str in 1..5``): the
+    rule could never allow, or always deny, which is never what its author meant. The DSL
+    calls this on what a policy file says (the Python API builds what it is given)."""
+    from safe_eval.policy.conditions import IsType
+
+    if not arg.conditions or not isinstance(arg.conditions[0], IsType):
+        return
+    _check_conditions(arg.name, arg.conditions[0].text, arg.conditions[1:])
+
+
+def _check_conditions(name: str, type_text: str, conditions: tuple[Condition, ...]) -> None:
+    from safe_eval.policy.conditions import InRange, LenRange, Matches
+
+    members = _members(type_text)
+    needs: tuple[tuple[type, frozenset[str], str], ...] = (
+        (InRange, _NUMBERS, "a number range needs a number type"),
+        (LenRange, _SIZED, "a length range needs a str, bytes or a collection"),
+        (Matches, _TEXT, "a regular expression match needs a str"))
+    for condition in conditions:
+        for kind, fits, why in needs:
+            if isinstance(condition, kind) and not members & fits and "Literal" not in members:
+                raise PolicyError(f"argument `{name}`: `{condition.render()}` cannot apply to "
+                                  f"`{type_text}` ({why})")
+
+
+def _members(text: str) -> set[str]:
+    """The type names a value of this type may have at the top: ``int | None`` ->
+    ``{"int", "None"}``, ``Optional[list[int]]`` -> ``{"list", "None"}``."""
+    out = set()
+    for part in _split_top(text, "|"):
+        head = part.split("[", 1)[0].strip().rsplit(".", 1)[-1]
+        if head in ("Optional", "Union") and "[" in part:
+            for inner in _split_top(part[part.index("[") + 1 : part.rindex("]")], ","):
+                out |= _members(inner)
+            if head == "Optional":
+                out.add("None")
+        else:
+            out.add(head)
+    return out
+
+
+def _split_top(text: str, separator: str) -> list[str]:
+    """``int | list[str | None]`` split at ``|`` -> ``["int ", " list[str | None]"]``."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+        elif char == separator and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
 
 
 @dataclass(frozen=True, slots=True, init=False)

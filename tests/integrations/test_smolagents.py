@@ -143,13 +143,6 @@ def test_the_time_limit_raises_smolagents_timeout_error():
         ex("while True:\n    pass")
 
 
-def test_print_output_of_a_failed_action_is_kept_in_state():
-    ex = executor()
-    with pytest.raises(InterpreterError):
-        ex("print('step 1 done')\n1 / 0")
-    assert ex.state["_print_outputs"] == "step 1 done\n"
-
-
 def test_print_output_is_truncated_like_smolagents():
     out = executor(max_print_outputs_length=20)("print('x' * 30)")
     note = "\n..._This content has been truncated to stay below 20 characters_...\n"

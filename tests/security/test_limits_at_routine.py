@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from safe_eval import safe_eval
-from safe_eval.errors import GuestError, MemoryLimit, TimeLimit
+from safe_eval import safe_eval, safe_exec
+from safe_eval.errors import GuestError, MemoryLimit, OpLimit, TimeLimit
 
 LIMITS = {"time": 2.0, "memory": 256 * 2**20}
 
@@ -192,3 +192,117 @@ def test_a_size_read_once_gives_cpythons_answer(code, expected):
 def test_a_size_that_is_no_integer_gets_cpythons_type_error(code, message):
     with pytest.raises(GuestError, match=f"TypeError: {message}"):
         safe_eval(code, {})
+
+
+# -- C consumers of a guest iterable: one metered door (``limits.iteration.metered``) -------
+# Every place where the interpreter lets C pull the items out of a guest-controlled iterable
+# (star unpacking, ``**m``, slice assignment, ``match`` star and mapping rest, ``+=``/``|=`` on
+# host containers and their slots, bulk methods and draining constructors) pays one op per
+# item: a sized source up front, any other one as it is pulled. The sources here cost a few
+# ops to make; unpriced, each program completes in well under a second (so removing a guard
+# fails its test instead of hanging it), priced, it ends with the op limit.
+CONSUME = {"ops": 10**6, "time": 60.0, "memory": 512 * 2**20}
+N = 2 * 10**6
+HOST_ITER = f"iter(range({N}))"
+GUEST_ITERABLE = f"class G:\n    def __iter__(self):\n        return iter(range({N}))\n"
+BIG_DICT = "big = dict.fromkeys(range(600_000))\n"  # 600 000 ops: the next copy goes over
+
+C_CONSUMERS = [
+    ("list-display-star-range", f"x = [*range({N})]"),
+    ("list-display-star-host-iterator", f"x = [*{HOST_ITER}]"),
+    ("list-display-star-guest-iterable", GUEST_ITERABLE + "x = [*G()]"),
+    ("tuple-display-star", f"x = (*range({N}),)"),
+    ("list-display-star-list", f"big = [0] * {N}\nx = [*big]"),
+    ("call-star-tuple", f"big = (0,) * {N}\ndef f(*a):\n    return 0\nf(*big)"),
+    ("except-clause-tuple", f"big = (ValueError,) * {N}\ntry:\n    raise ValueError\nexcept big:\n    pass"),
+    ("set-display-star", f"x = {{*{HOST_ITER}}}"),
+    ("call-star-range", f"def f(*a):\n    return 0\nf(*range({N}))"),
+    ("call-star-host-iterator", f"def f(*a):\n    return 0\nf(*{HOST_ITER})"),
+    ("host-call-star", f"max(*{HOST_ITER})"),
+    ("dict-display-double-star", BIG_DICT + "x = {**big}"),
+    ("dict-display-double-star-subclass", BIG_DICT + "class D(dict): pass\nd = D(big)\nx = {**d}"),
+    ("call-double-star", "big = dict.fromkeys(map(str, range(300_000)))\ndef f(**k):\n    return 0\n"
+     "f(**big)\nf(**big)"),
+    ("dict-display-double-star-guest-keys",
+     f"class M(dict):\n    def __iter__(self):\n        return iter(())\n    def keys(self):\n"
+     f"        return iter('a' * {N})\nx = {{**M(a=1)}}"),
+    ("store-star-range", f"a, *b = range({N})"),
+    ("store-star-host-iterator", f"a, *b = {HOST_ITER}"),
+    ("for-target-star", f"for a, *b in [range({N})]:\n    pass"),
+    ("slice-assign-range", f"x = []\nx[0:0] = range({N})"),
+    ("slice-assign-host-iterator", f"x = []\nx[0:0] = {HOST_ITER}"),
+    ("slice-assign-list-subclass", f"class L(list): pass\nx = L()\nx[0:0] = {HOST_ITER}"),
+    ("slice-assign-bytearray", f"x = bytearray()\nx[0:0] = iter(bytes({N}))"),
+    ("match-sequence-star", f"match range({N}):\n    case [a, *rest]:\n        pass"),
+    ("match-mapping-rest", BIG_DICT + "match big:\n    case {0: _, **rest}:\n        pass"),
+    ("list-iadd-host-iterator", f"x = []\nx += {HOST_ITER}"),
+    ("list-subclass-iadd", f"class L(list): pass\nx = L()\nx += {HOST_ITER}"),
+    ("deque-iadd-range", f"import collections\nd = collections.deque(maxlen=0)\nd += range({N})"),
+    ("deque-iadd-host-iterator", f"import collections\nd = collections.deque(maxlen=0)\nd += {HOST_ITER}"),
+    ("dict-ior-items", BIG_DICT + "d = {}\nd |= big.items()"),
+    ("dict-ior-dict", BIG_DICT + "d = {}\nd |= big"),
+    ("ordered-dict-ior-items", BIG_DICT + "import collections\nd = collections.OrderedDict()\nd |= big.items()"),
+    ("list-iadd-slot", f"x = []\nx.__iadd__({HOST_ITER})"),
+    ("list-setitem-slot", f"x = []\nx.__setitem__(slice(0, 0), {HOST_ITER})"),
+    ("bytearray-setitem-slot", f"x = bytearray()\nx.__setitem__(slice(0, 0), iter(bytes({N})))"),
+    ("dict-ior-slot", BIG_DICT + "d = {}\nd.__ior__(big.items())"),
+    ("deque-iadd-slot", f"import collections\ncollections.deque(maxlen=0).__iadd__({HOST_ITER})"),
+    ("deque-constructor-guest-iterable", GUEST_ITERABLE + "import collections\ncollections.deque(G(), maxlen=0)"),
+    ("deque-extend-guest-iterable",
+     GUEST_ITERABLE + "import collections\ncollections.deque(maxlen=0).extend(G())"),
+    ("counter-guest-iterable", GUEST_ITERABLE + "import collections\ncollections.Counter(G())"),
+]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("code", [c for _, c in C_CONSUMERS], ids=[i for i, _ in C_CONSUMERS])
+def test_c_pulling_the_items_of_a_guest_iterable_pays_per_item(code):
+    with pytest.raises(OpLimit, match="too many operations"):
+        safe_exec(code, {}, limits=CONSUME)
+
+
+def test_a_sized_copy_too_big_for_memory_is_refused_before_it_is_made():
+    with pytest.raises(MemoryLimit, match="allocation too large"):
+        safe_exec(f"x = [*range({N})]", {}, limits={"memory": 16 * 2**20})
+
+
+# The same sites with small inputs: what CPython computes (run here in CPython itself).
+SAME_ANSWERS = [
+    ("display-stars", "r = [*range(3), *'ab', *{1: 2}, *(x for x in [7]), *iter([8])]"),
+    ("tuple-and-set-stars", "r = ((*range(2),), {*[1, 1, 2]})"),
+    ("call-stars", "def f(*a, **k):\n    return a, sorted(k.items())\nr = f(*range(2), *iter('x'), **{'k': 1})"),
+    ("dict-double-star-subclass-fast-path",
+     "class D(dict):\n    def __getitem__(self, k):\n        return 42\nr = {**D(a=1), **{'b': 2}}"),
+    ("dict-double-star-own-iter",
+     "class D(dict):\n    def __iter__(self):\n        return iter(['a'])\n"
+     "    def keys(self):\n        return ['a']\nr = {**D(a=1, b=2)}"),
+    ("double-star-guest-mapping",
+     "class M:\n    def keys(self):\n        return iter(['a', 'b'])\n    def __getitem__(self, k):\n"
+     "        return k * 2\nr = {**M()}"),
+    ("store-star", "a, *b, c = iter(range(5))\nr = (a, b, c)"),
+    ("slice-assign", "x = [0, 1, 2]\nx[1:2] = iter('ab')\ny = bytearray(b'xy')\ny[0:1] = iter(b'AB')\nr = (x, y)"),
+    ("slice-assign-guest-setitem",
+     "class S(list):\n    def __setitem__(self, k, v):\n        self.append(type(v).__name__)\n"
+     "s = S()\ns[0:0] = range(2)\nr = list(s)"),
+    ("match-star-and-rest",
+     "match range(5):\n    case [a, *rest, b]:\n        r1 = (a, rest, b)\n"
+     "match {'a': 1, 'b': 2}:\n    case {'a': _, **rest}:\n        r2 = rest\nr = (r1, r2)"),
+    ("iadd-and-ior",
+     "import collections\nx = [1]\nx += iter([2])\nd = collections.deque([1])\nd += range(2)\n"
+     "m = {1: 2}\nm |= [(3, 4)]\nm |= {5: 6}\no = collections.OrderedDict(a=1)\no |= [('b', 2)]\n"
+     "n = 6\nn |= 1\ns = {1}\ns |= {2}\nr = (x, list(d), m, list(o.items()), n, s)"),
+    ("slots", "x = []\nx.__iadd__(iter([1]))\nx.__setitem__(slice(0, 0), iter([0]))\nm = {}\nm.__ior__([(1, 2)])\n"
+     "r = (x, m)"),
+    ("draining-constructors",
+     "import collections\nclass G:\n    def __iter__(self):\n        return iter('abca')\n"
+     "r = (list(collections.deque(G())), sorted(collections.Counter(G()).items()))"),
+]
+
+
+@pytest.mark.parametrize("code", [c for _, c in SAME_ANSWERS], ids=[i for i, _ in SAME_ANSWERS])
+def test_metered_consumers_give_cpythons_answers(code):
+    expected: dict[str, object] = {}
+    exec(code, expected)  # the reference: CPython itself
+    ns: dict[str, object] = {}
+    safe_exec(code, ns)
+    assert ns["r"] == expected["r"]

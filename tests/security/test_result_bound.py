@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import safe_eval
+from safe_eval import ConcurrentCall
 from safe_eval.errors import OpLimit
 
 LIMITS = {"ops": 20_000, "time": 30}
@@ -135,12 +136,12 @@ def test_eight_threads_calling_a_returned_spinner_together_spend_one_runs_ops() 
     with pytest.raises(OpLimit):
         alone["spin"]()
     ns = safe_eval.Evaluator().exec(code, limits=LIMITS)
-    stopped: list[OpLimit] = []
+    stopped: list[OpLimit | ConcurrentCall] = []
 
-    def worker() -> None:
+    def worker() -> None:  # refused while another call is under way, stopped once the bound is spent
         try:
             ns["spin"]()
-        except OpLimit as e:
+        except (OpLimit, ConcurrentCall) as e:
             stopped.append(e)
     threads = [threading.Thread(target=worker) for _ in range(8)]
     for t in threads:

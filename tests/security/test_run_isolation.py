@@ -463,3 +463,223 @@ def test_a_runs_decimal_flags_are_seen_by_neither_the_host_nor_the_next_run(env:
     seen = safe_eval.safe_eval("import decimal\nc = decimal.getcontext()\n[c.prec, repr(c).split('flags=')[1]]")
     assert (seen, decimal.getcontext().flags[decimal.DivisionByZero]) == (
         [28, "[], traps=[InvalidOperation, DivisionByZero, Overflow])"], False)
+
+
+# -- red team, third round: what a run leaves in host caches, whom the watchdog hits ---------
+# a guest class ``C`` put into one typing form each: typing memoises every subscription in a
+# process-wide lru_cache (``typing._tp_cache``) that would keep ``C``, its methods and through
+# their globals the run's whole namespace
+TYPING_FORMS = {
+    "List[C]": "x = typing.List[C]",
+    "Optional[List[C]]": "x = typing.Optional[typing.List[C]]",
+    "List[C] | None": "x = typing.List[C] | None",
+    "None | List[C]": "x = None | typing.List[C]",
+    "Callable[[C], int]": "x = typing.Callable[[C], int]",
+    "Dict[str, C]": "x = typing.Dict[str, C]",
+    "TypeVar-bound-then-List[T]": "T = typing.TypeVar('T', bound=C)\nx = typing.List[T]",
+}
+
+
+@pytest.mark.parametrize("form", [pytest.param(v, id=k) for k, v in TYPING_FORMS.items()])
+def test_a_guest_class_used_in_a_typing_form_dies_with_its_run(form: str) -> None:
+    import weakref
+
+    ns = safe_eval.safe_exec("import typing\nclass C:\n    def m(self):\n        return 1\n" + form)
+    cls = weakref.ref(ns["C"])
+    del ns
+    gc.collect()
+    assert cls() is None
+
+
+def test_the_hosts_own_typing_forms_still_work_after_a_run_built_some() -> None:
+    import typing
+
+    safe_eval.safe_exec("import typing\nclass C:\n    pass\nx = typing.List[C]")
+    assert typing.get_args(typing.Dict[str, int]) == (str, int)
+
+
+# A gevent-style server: run A's tool waits on I/O and parks A's greenlet; the hub then runs
+# host code of another request (no safe-eval run) or another run, past A's deadline
+def _parked_overdue_run(hub: Any) -> greenlet.greenlet:
+    def io_tool() -> int:
+        hub.switch("waiting for io")
+        return 1
+
+    def request_a() -> Any:
+        try:
+            return safe_eval.safe_eval("io_tool()", {"io_tool": io_tool}, limits={"time": 0.1})
+        except SafeEvalError as e:
+            return e
+    ga = greenlet.greenlet(request_a)
+    assert ga.switch() == "waiting for io"
+    return ga
+
+
+def _spin_host_code(seconds: float) -> None:
+    import time
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+
+
+def test_the_watchdog_of_a_parked_overdue_run_never_hits_the_hosts_code_on_its_thread() -> None:
+    from safe_eval.errors import TimeLimit
+
+    ga = _parked_overdue_run(greenlet.getcurrent())
+    _spin_host_code(0.6)  # several watchdog periods past A's deadline: nothing may be raised here
+    outcome = ga.switch()
+    assert isinstance(outcome, TimeLimit)  # A itself stops, at its first checkpoint once back
+
+
+def test_the_watchdog_of_a_parked_overdue_run_never_hits_another_run_on_its_thread() -> None:
+    ga = _parked_overdue_run(greenlet.getcurrent())
+
+    def host_work() -> int:  # curated-code-like host work run B asks for, on B's CPU time
+        _spin_host_code(0.6)
+        return 7
+    b = safe_eval.safe_eval("[work() for _ in range(1)][0] * 6", {"work": host_work},
+                            limits={"time": 30})
+    assert b == 42
+    ga.switch()
+
+
+def test_a_second_host_call_into_a_runs_results_while_one_is_parked_is_refused_with_a_typed_error() -> None:
+    from safe_eval import ConcurrentCall
+
+    hub = greenlet.getcurrent()
+
+    def io_tool() -> int:
+        hub.switch("parked")
+        return 1
+    ns = Evaluator().exec("def slow():\n    return io_tool()\ndef quick():\n    return 2\n",
+                          {"io_tool": io_tool})
+    first = greenlet.greenlet(ns["slow"])
+    assert first.switch() == "parked"  # a host call into the run's results is under way
+    with pytest.raises(ConcurrentCall, match="another host call into this run's results is under way"):
+        ns["quick"]()
+    assert first.switch() == 1  # the first call finishes; the next one is served again
+    assert ns["quick"]() == 2
+
+
+# run A (the agent policy: mail only to @example.com) hands the host a function; the host puts
+# it into run B (the default policy, which grants every env tool) and B's code calls it directly
+A_HANDLER = f"def on_event(evt):\n    return {SEND}\non_event"
+DIRECT_CALLS = {
+    "by-its-env-name": ("on_event('hello')", lambda h: {"on_event": h}),
+    "from-a-list-in-env": ("[h('hello') for h in handlers]", lambda h: {"handlers": [h]}),
+    "as-a-sort-key": ("sorted(['a'], key=on_event)", lambda h: {"on_event": h}),
+    "bound-to-a-name-first": ("f = on_event\nf('hello')", lambda h: {"on_event": h}),
+}
+
+
+@pytest.mark.parametrize(("code", "env"), [pytest.param(*v, id=k) for k, v in DIRECT_CALLS.items()])
+def test_a_runs_function_called_directly_by_another_runs_code_is_decided_by_its_own_policy(
+        code: str, env: Any) -> None:
+    sent, audit_a, audit_b = [], [], []  # type: list[str], list[ToolEvent], list[ToolEvent]
+
+    def send_email(to: str, subject: str, body: str) -> str:
+        sent.append(to)
+        return "ok"
+    handler = Evaluator("agent", audit=audit_a.append).eval(A_HANDLER, {"send_email": send_email})
+    b = Evaluator(audit=audit_b.append)
+    with pytest.raises(PolicyViolation, match="send_email"):
+        b.eval(code, {**env(handler), "send_email": send_email})
+    assert (sent, [e.name for e in audit_a]) == ([], ["send_email"])
+
+
+A_OBJECTS = {
+    "an-instance": ("class Handler:\n    def on_event(self, evt):\n        return " + SEND + "\nHandler()",
+                    "h.on_event('hello')"),
+    "a-class": ("class Handler:\n    def on_event(self, evt):\n        return " + SEND + "\nHandler",
+                "h().on_event('hello')"),
+}
+
+
+@pytest.mark.parametrize(("made", "use"), [pytest.param(*v, id=k) for k, v in A_OBJECTS.items()])
+def test_a_runs_object_put_into_another_runs_env_is_refused_there(made: str, use: str) -> None:
+    sent, send_email = _mailbox_of_three()
+    obj = Evaluator("agent").eval(made, {"send_email": send_email})
+    with pytest.raises(PolicyViolation, match="made by another run, under another policy"):
+        Evaluator().eval(use, {"h": obj, "send_email": send_email})
+    assert sent == []
+
+
+def test_a_runs_function_passed_by_the_host_as_an_argument_to_another_runs_function_obeys_its_own_policy() -> None:
+    sent, send_email = _mailbox_of_three()
+    handler = Evaluator("agent").eval(A_HANDLER, {"send_email": send_email})
+    use = Evaluator().eval("def use(h):\n    return h('hello')\nuse", {"send_email": send_email})
+    with pytest.raises(PolicyViolation, match="send_email"):
+        use(handler)
+    assert sent == []
+
+
+def test_a_runs_function_called_directly_by_a_run_of_the_same_evaluator_stays_a_plain_guest_function() -> None:
+    ev = Evaluator()
+    f = ev.eval("def double(x):\n    return 2 * x\ndouble")
+    assert ev.eval("[double(21), type(double).__name__]", {"double": f}) == [42, "Function"]
+
+
+def _mailbox_of_three() -> tuple[list[str], Any]:
+    sent: list[str] = []
+
+    def send_email(to: str, subject: str, body: str) -> str:
+        sent.append(to)
+        return "ok"
+    return sent, send_email
+
+
+# what guest code does with its own classes: none of it may leave the class in a host cache
+CLASS_USES = {
+    "instance-attribute-and-method": "c = C()\nc.m()\nc.x = 1\nc.x",
+    "super-call": "class D(C):\n    def m(self):\n        return super().m()\nD().m()",
+    "copy-and-deepcopy": "import copy\ncopy.copy(C())\ncopy.deepcopy(C())",
+    "dataclass-helpers": "import dataclasses\nP = dataclasses.dataclass(C)\ndataclasses.replace(P())",
+    "vars-and-type": "c = C()\nvars(c)\ntype(c).__name__",
+    "isinstance-and-repr": "c = C()\nisinstance(c, C)\nrepr(c)\nc == c\nhash(c)",
+}
+
+
+@pytest.mark.parametrize("use", [pytest.param(v, id=k) for k, v in CLASS_USES.items()])
+def test_a_guest_class_dies_with_its_run_whatever_the_guest_did_with_it(use: str) -> None:
+    import weakref
+
+    ns = safe_eval.safe_exec("class C:\n    def m(self):\n        return 1\n" + use)
+    cls = weakref.ref(ns["C"])
+    del ns
+    gc.collect()
+    assert cls() is None
+
+
+# a suspended generator in a cycle with what its body refers to; the host then drops everything
+SUSPENDED_IN_A_CYCLE = {
+    "bound-in-its-own-namespace": "def g():\n    big = 'x' * 1_000_000\n    yield 1\nit = g()\nnext(it)\n",
+    "kept-in-a-list-global": "def g():\n    yield 1\nbox = [g()]\nnext(box[0])\n",
+    "stored-on-the-object-its-method-generator-serves": (
+        "class Feed:\n    def __init__(self):\n        self.it = self.gen()\n        next(self.it)\n"
+        "    def gen(self):\n        yield 1\n        yield 2\nfeed = Feed()\n"),
+    "holding-itself-in-a-local": "box = []\ndef g():\n    me = box[0]\n    yield 1\nbox.append(g())\nnext(box[0])\n",
+    "closure-cell-of-an-inner-function": (
+        "def g():\n    state = [0]\n    def bump():\n        state[0] += 1\n    handlers.append(bump)\n"
+        "    yield 1\nhandlers = []\nit = g()\nnext(it)\n"),
+}
+
+
+@pytest.mark.parametrize("code", [pytest.param(v, id=k) for k, v in SUSPENDED_IN_A_CYCLE.items()])
+def test_a_suspended_generator_in_a_cycle_with_its_run_dies_when_the_host_drops_env(code: str) -> None:
+    import weakref
+
+    env: dict[str, Any] = {}
+    safe_eval.safe_exec("class Marker:\n    pass\nmarker = Marker()\n" + code, env)
+    alive = weakref.ref(env["marker"])  # something only the run's namespace holds
+    env.clear()
+    del env
+    gc.collect()
+    assert alive() is None
+
+
+def test_a_generator_resumed_after_its_frame_was_parked_sees_its_own_state() -> None:
+    env: dict[str, Any] = {}
+    safe_eval.safe_exec("def count(start):\n    n = start\n    while True:\n        n += 1\n"
+                        "        got = yield n\n        if got:\n            n = got\nc = count(10)\nnext(c)\n", env)
+    assert [safe_eval.safe_eval(e, env) for e in ("next(c)", "c.send(100)", "next(c)")] == [12, 101, 102]

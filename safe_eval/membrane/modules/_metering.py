@@ -37,6 +37,8 @@ BULK_METHODS = frozenset(
     {
         "extend",
         "extendleft",
+        "__iadd__",  # deque += iterable: extend
+        "__ior__",  # OrderedDict |= pairs: update
         "update",
         "subtract",
         "fromkeys",

@@ -24,6 +24,7 @@ import types
 import typing
 from typing import Any
 
+from safe_eval.context import on_run_exit
 from safe_eval.interpreter.annotations import register_stand_in
 from safe_eval.interpreter.identity import is_guest_class
 from safe_eval.membrane.modules._typing_namedtuple import NamedTuple
@@ -92,18 +93,22 @@ class _Form:
         raise TypeError("typing stand-ins cannot be created in safe-eval")
 
     def __getitem__(self, params: Any) -> Any:
+        on_run_exit(forget_cached_forms)
         return _wrap(self._real[_check_param(params)])
 
     def __or__(self, other: Any) -> Any:
+        on_run_exit(forget_cached_forms)
         return _wrap(self._real | _check_param(other))
 
     def __ror__(self, other: Any) -> Any:
+        on_run_exit(forget_cached_forms)
         return _wrap(_check_param(other) | self._real)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         # TypeVar("T", bound=...), NewType("Id", int) and a NewType's identity call: builders
         # of identity-hashed forms, never a subscription
         real = self._real
+        on_run_exit(forget_cached_forms)
         if real is typing.TypedDict:
             return _typed_dict(*args, **kwargs)
         if any(real is b for b in _BUILDERS):
@@ -131,6 +136,18 @@ class _Form:
 
     def __repr__(self) -> str:
         return repr(self._real)
+
+
+def forget_cached_forms() -> None:
+    """Empty typing's process-wide caches (``typing._tp_cache``: an ``lru_cache`` per generic
+    operation, 128 entries each, never emptied by CPython itself). A form the guest builds is
+    cached there with its parameters (``List[C]`` keeps the guest class ``C``, its methods and
+    through their globals the run's whole namespace), so a run that built one empties them when
+    it ends (``context.on_run_exit``): the caches are keyed by what ``_check_param`` admits, so
+    they were never poisoned, only kept alive. Emptying them costs the host a rebuild of its own
+    forms on next use, nothing else: typing forms compare by value."""
+    for clear in list(getattr(typing, "_cleanups", ())):
+        clear()
 
 
 _BUILDERS: tuple[Any, ...] = tuple(
