@@ -45,6 +45,7 @@ from safe_eval.errors import PolicyViolation, SafeEvalError
 from safe_eval.interpreter.annotations import register_stand_in
 from safe_eval.membrane.admission import register_membrane_type
 from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, register_type_view
+from safe_eval.policy.plain import register_handle
 
 __all__ = [
     "Exposed", "HostClassView", "HostExceptionClass", "HostIterator", "HostProxy", "Refused", "Tool",
@@ -499,3 +500,9 @@ def host_original(value: Any) -> Any:
         if module is not None:
             return module
     return value
+def _proxied(handle: HostProxy) -> Any:
+    return handle._obj
+
+
+# a proxy handed back to a tool is the host's own object again (the one door out, policy/plain.py)
+register_handle(HostProxy, _proxied)
