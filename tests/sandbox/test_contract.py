@@ -322,6 +322,30 @@ def test_the_host_filesystem_is_invisible_or_read_only_outside_the_workspace(cpy
     assert cpython_backend.run(code).value == expected
 
 
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        pytest.param("with open('note.txt', 'w') as f:\n    f.write('hello')\n"
+                     "with open('note.txt') as f:\n    r = f.read()\nr", "hello", id="workspace-round-trip"),
+        pytest.param("try:\n    open('/etc/passwd').read()\n    r = 'read'\n"
+                     "except OSError as e:\n    r = type(e).__name__\nr", "FileNotFoundError", id="etc-passwd-absent"),
+        pytest.param("try:\n    open('/usr/evil.txt', 'w')\n    r = 'written'\n"
+                     "except OSError as e:\n    r = type(e).__name__\nr", "OSError", id="system-write-refused"),
+    ],
+)
+def test_open_in_cpython_mode_reaches_the_workspace_and_nothing_else(cpython_backend, code, expected):
+    value = cpython_backend.run(code).value
+    # a read-only bind answers EROFS (OSError), a missing directory with write off EACCES
+    assert value == expected or (expected == "OSError" and value in ("PermissionError", "OSError"))
+
+
+@pytest.mark.parametrize("call", ["exec('import shutil')", "eval('len')('ab')"], ids=["exec", "eval"])
+def test_cpython_mode_has_no_builtin_that_compiles_code_past_the_static_check(cpython_backend, call):
+    with pytest.raises(GuestError) as info:
+        cpython_backend.run(call)
+    assert info.value.type_name == "NameError"
+
+
 def test_a_memory_hog_in_cpython_mode_is_a_memory_limit(cpython_backend):
     with pytest.raises(MemoryLimit):
         cpython_backend.run("b = bytearray(8 * 1024**3)")
