@@ -23,7 +23,7 @@ from typing import Any
 from safe_eval import membrane
 from safe_eval._record import Frozen, Record
 from safe_eval.context import RunContext
-from safe_eval.errors import GuestError
+from safe_eval.errors import GuestError, SandboxError
 from safe_eval.interpreter.compiler import CompiledModule, compile_module
 from safe_eval.interpreter.namespace import NamespaceRegistry
 from safe_eval.interpreter.session import run_guarded
@@ -253,11 +253,21 @@ def safe_exec(code: Any, env: Mapping[str, Any] | None = None, *, policy: Any = 
 
 
 def safe_callable(code: Any, name: str | None = None, *, expected: Any = None, policy: Any = None,
-                  limits: LimitsLike = None) -> Callable[..., Any]:
+                  limits: LimitsLike = None, sandbox: str | None = None) -> Callable[..., Any]:
     """Decode a function the code defines (``name``, else the last one defined): a host
     callable whose every call is sandboxed and limited again; checked against ``expected``
-    (e.g. ``Callable[[list[int]], int]``) when given."""
+    (e.g. ``Callable[[list[int]], int]``) when given. ``sandbox`` ("subprocess", "bwrap"...)
+    keeps the function in a worker of that OS sandbox, arguments and results crossing as
+    plain data (``expected`` is not offered there: the function never enters this process)."""
     from safe_eval.interpreter.functions import Function
+
+    if sandbox is not None and _selection.normalize(sandbox) != "off":
+        if expected is not None:
+            raise SandboxError("safe_callable(sandbox=...) does not check `expected`: "
+                               "the function stays in the worker")
+        from safe_eval.sandbox.calls import sandboxed_callable
+
+        return sandboxed_callable(code, name, sandbox, policy=policy, limits=limits)
 
     ev = Evaluator(policy, limits) if limits is not None else _evaluator(policy)
     ns = ev.exec(code)
