@@ -10,6 +10,9 @@
                                                      warning for each rule an earlier one shadows
     safe-eval sandbox doctor [--json]                which OS sandboxes work here
     safe-eval sandbox build-image                    build the container backend's image locally
+    safe-eval batch JOBS.jsonl --out OUT.jsonl [--workers N] [--ray ADDRESS] [--sandbox S]
+                                                     many jobs on every core (or Ray), JSON lines,
+                                                     resumable (see safe_eval/batch/jsonl.py)
     safe-eval demo                                   a guided tour
     safe-eval --version
 
@@ -323,6 +326,43 @@ def _cmd_sandbox_build_image(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_batch(args: argparse.Namespace) -> int:
+    from safe_eval.batch import LocalPool, evaluate_iter
+    from safe_eval.batch.jsonl import JobFileError, done_ids, read_jobs, write_outcomes
+    from safe_eval.errors import SafeEvalError
+
+    policy = _policy(args.policy)
+    try:
+        jobs = read_jobs(args.jobs)
+    except JobFileError as exc:
+        raise _Usage(str(exc)) from exc
+    except OSError as exc:
+        raise _Usage(f"cannot read {args.jobs}: {exc.strerror or exc}") from exc
+    try:
+        finished = done_ids(args.out)
+    except OSError as exc:
+        raise _Usage(f"cannot read {args.out}: {exc.strerror or exc}") from exc
+    todo = [job for job in jobs if job.id not in finished]
+    try:
+        if args.ray is not None:
+            from safe_eval.batch.on_ray import RayExecutor
+
+            executor: Any = RayExecutor(None if args.ray == "local" else args.ray, args.workers,
+                                        sandbox=args.sandbox or "subprocess")
+        else:
+            executor = LocalPool(args.workers, sandbox=args.sandbox or "subprocess")
+    except (SafeEvalError, ValueError) as exc:
+        raise _Usage(str(exc)) from exc
+    try:
+        with open(args.out, "a", encoding="utf-8") as out:
+            results = evaluate_iter(todo, policy=policy, executor=executor, progress=None)
+            write_outcomes(out, todo, results)
+    finally:
+        executor.close()
+    print(f"{len(todo)} jobs run, {len(jobs) - len(todo)} already in {args.out}", file=sys.stderr)
+    return EXIT_OK
+
+
 # -- the parser ----------------------------------------------------------------------------------
 def _version() -> str:
     from importlib.metadata import PackageNotFoundError, version
@@ -375,6 +415,17 @@ def _parser() -> argparse.ArgumentParser:
     doctor.set_defaults(handler=_cmd_sandbox_doctor)
     build = sandbox_commands.add_parser("build-image", help="build the container backend's image")
     build.set_defaults(handler=_cmd_sandbox_build_image)
+
+    batch = commands.add_parser("batch", help="evaluate a JSON-lines file of jobs on every core or on Ray")
+    batch.add_argument("jobs", metavar="JOBS",
+                       help='a JSON-lines file, a job a line: {"id", "code", "env", "limits"}')
+    batch.add_argument("--out", required=True, metavar="OUT",
+                       help="where the outcomes go, a JSON line each (ids already there are skipped)")
+    batch.add_argument("--workers", type=int, metavar="N", help="worker processes (default: one per core)")
+    batch.add_argument("--ray", metavar="ADDRESS", help="run on Ray: local, auto, or ray://host:port")
+    batch.add_argument("--sandbox", metavar="S", help="the workers' OS sandbox (default: subprocess)")
+    batch.add_argument("--policy", metavar="P", help="a policy name or file (default: default)")
+    batch.set_defaults(handler=_cmd_batch)
 
     demo = commands.add_parser("demo", help="a short guided tour")
     demo.set_defaults(handler=_cmd_demo)

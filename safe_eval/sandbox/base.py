@@ -33,7 +33,10 @@ __all__ = ["MODES", "Backend", "package_roots"]
 MODES = ("interpreter", "cpython")
 # what the worker imports: safe-eval, its dependencies, and the optional lockdown helpers
 _PACKAGES = ("safe_eval", "lark", "greenlet", "RestrictedPython", "typeguard", "typing_extensions",
-             "landlockpy", "pyseccomp")
+             "regex", "landlockpy", "pyseccomp")
+# the CPU seconds a worker may use in its life (RLIMIT_CPU: SIGXCPU kills it past them); a
+# long-lived worker (a batch pool's) is replaced before its next job could cross it
+WORKER_CPU_SECONDS = 600
 BOOT = "import sys;sys.path[:0]={paths!r};from safe_eval.sandbox.worker import main;main()"
 
 
@@ -102,7 +105,8 @@ class Backend(ABC):
     def lockdown(self, workspace_inside: str) -> dict[str, Any]:
         """What the worker does to itself after start-up (see ``lockdown.apply``)."""
         return {
-            "rlimits": {"as": self.memory, "cpu": 600, "fsize": 64 << 20, "nofile": 256, "core": 0},
+            "rlimits": {"as": self.memory, "cpu": WORKER_CPU_SECONDS, "fsize": 64 << 20, "nofile": 256,
+                        "core": 0},
             "drop_root": True,
             "seccomp": True,
             "block_exec": self.mode == "cpython",

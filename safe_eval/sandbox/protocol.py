@@ -106,7 +106,8 @@ def error_data(exc: BaseException) -> dict[str, Any]:
                 "traceback": [f.to_dict() for f in exc.traceback]}
     if isinstance(exc, LimitExceeded):
         return {"kind": type(exc).__name__ if type(exc).__name__ in _LIMITS else "LimitExceeded",
-                "detail": exc.detail, "value": exc.value, "reached": exc.reached, "line": exc.line}
+                "detail": exc.detail, "value": exc.value, "reached": exc.reached, "line": exc.line,
+                "col": exc.col, "filename": exc.filename, "source_line": exc.source_line}
     if isinstance(exc, SandboxValueError):
         return {"kind": "SandboxValueError", "message": str(exc)}
     if isinstance(exc, SafeEvalError):
@@ -127,8 +128,14 @@ def error_from_data(data: Any) -> SafeEvalError:
                           [_frame(f) for f in frames])
     if kind in _LIMITS or kind == "LimitExceeded":
         cls = _LIMITS.get(kind, LimitExceeded)
-        return cls(_text(data.get("detail"), "detail"), value=_opt_num(data.get("value"), "value"),
-                   reached=_opt_num(data.get("reached"), "reached"), line=_opt_int(data.get("line"), "line"))
+        limit = cls(_text(data.get("detail"), "detail"), value=_opt_num(data.get("value"), "value"),
+                    reached=_opt_num(data.get("reached"), "reached"), line=_opt_int(data.get("line"), "line"))
+        # where in the guest code, as an in-process run places it (older workers send none)
+        limit.col = _opt_int(data.get("col"), "col")
+        if limit.line is not None:
+            limit.in_source(_text(data.get("filename", limit.filename), "filename"),
+                            _text(data.get("source_line", ""), "source_line"))
+        return limit
     if kind == "PolicyViolation":
         diags = data.get("diagnostics")
         if type(diags) is not list or len(diags) > 10_000:
@@ -157,9 +164,11 @@ def _diagnostic(d: Any) -> Diagnostic:
         raise SandboxCrashed("the sandbox worker sent a malformed diagnostic")
     ints = [_opt_int(d.get(k), k) or 0 for k in ("line", "col", "end_line", "end_col")]
     stage = _text(d.get("stage"), "stage")
+    # a warning stays a warning (it renders differently); anything else is an error
+    severity = "warning" if d.get("severity") == "warning" else "error"
     return Diagnostic(_text(d.get("code"), "code"), _text(d.get("name"), "name"),
                       _text(d.get("message"), "message"), ints[0], ints[1], ints[2], ints[3],
-                      stage, _text(d.get("hint", ""), "hint"))  # type: ignore[arg-type]
+                      stage, _text(d.get("hint", ""), "hint"), severity)  # type: ignore[arg-type]
 
 
 def exception_from_data(data: Any) -> BaseException:

@@ -79,10 +79,13 @@ class Session:
     # -- running ---------------------------------------------------------------------------
     def run(self, code: Any, env: Mapping[str, Any] | None = None, *, policy: Any = None,
             limits: Any = None, audit: Callable[..., Any] | None = None,
-            on_print: Callable[[str], Any] | None = None, filename: str = "<safe-eval>") -> Result:
+            on_print: Callable[[str], Any] | None = None, filename: str = "<safe-eval>",
+            oneshot: bool = False) -> Result:
         """Evaluate ``code`` in the worker; like ``Evaluator.run``. ``env`` values cross as
         plain data, env callables stay here as tools; a dict ``env`` gets the top-level
-        bindings the code made (those that are plain data) written back."""
+        bindings the code made (those that are plain data) written back. ``oneshot``: the run
+        gets a fresh namespace that it leaves nothing in, and nothing is written back (a batch
+        job in a reused worker)."""
         from safe_eval.api import Result, _merge
         from safe_eval.policy import resolve_policy
 
@@ -99,6 +102,8 @@ class Session:
             "code": code, "env": codec.encode(values), "tools": sorted(tools), "filename": filename,
             "limits": _limits_dict(lim), "policy": {"name": pol.name, "imports": sorted(pol.imports)},
         }
+        if oneshot:
+            params["oneshot"] = True
         out: list[str] = []
 
         def printed(text: str) -> None:
@@ -130,7 +135,7 @@ class Session:
         except SandboxValueError:
             proc.kill()
             raise
-        if isinstance(env, dict):
+        if isinstance(env, dict) and not oneshot:
             for k, v in bindings.items():
                 if k not in tools:
                     env[k] = v

@@ -122,7 +122,10 @@ class Worker:
         return ev
 
     def run(self, params: dict[str, Any]) -> dict[str, Any]:
-        ns = self.ns
+        # a one-shot run (a batch job) gets a namespace of its own, kept by nobody after it,
+        # and reports no bindings: the next job in this worker starts from nothing
+        oneshot = params.get("oneshot") is True
+        ns: dict[str, Any] = {} if oneshot else self.ns
         env = codec.decode(params.get("env", {"$": "dict", "v": []}))
         if type(env) is not dict:
             raise ValueError("env must be a dict")
@@ -145,8 +148,8 @@ class Worker:
                 value, ops = result.value, result.ops
         finally:
             sys.stdout = saved
-        changed = {}
-        for k, v in ns.items():
+        changed: dict[str, Any] = {}
+        for k, v in () if oneshot else ns.items():
             if before.get(k) != id(v) and not k.startswith("__"):
                 try:
                     changed[k] = codec.encode(v)
