@@ -32,7 +32,7 @@ from typing import Any
 from safe_eval import membrane
 from safe_eval._record import Frozen, Record
 from safe_eval.context import RunContext
-from safe_eval.errors import GuestError, PolicyViolation, SafeEvalError
+from safe_eval.errors import GuestError, PolicyViolation, SafeEvalError, SandboxError
 from safe_eval.interpreter.compiler import CompiledModule, compile_module
 from safe_eval.interpreter.namespace import NamespaceRegistry
 from safe_eval.interpreter.session import run_guarded
@@ -325,13 +325,24 @@ def safe_exec(code: Any, env: Mapping[str, Any] | None = None, *, policy: Any = 
 
 def safe_callable(code: Any, name: str | None = None, *, expected: Any = None, policy: Any = None,
                   limits: LimitsLike = None, env: Mapping[str, Any] | None = None,
-                  tools: ToolsLike = None) -> Callable[..., Any]:
+                  tools: ToolsLike = None, sandbox: str | None = None) -> Callable[..., Any]:
     """Decode a function the code defines (``name``, else the last one defined): a host
     callable whose every call is sandboxed and limited again; checked against ``expected``
     (e.g. ``Callable[[list[int]], int]``) when given. ``env`` is its module-level state (the
     function reads it as globals; a dict ``env`` gets the code's top-level bindings), ``tools``
-    the host functions it may call through the policy on every later call."""
+    the host functions it may call through the policy on every later call. ``sandbox``
+    ("subprocess", "bwrap"...) keeps the function in a worker of that OS sandbox, arguments
+    and results crossing as plain data (``expected``, ``env`` and ``tools`` are not offered
+    there yet)."""
     from safe_eval.interpreter.functions import Function
+
+    if sandbox is not None and _selection.normalize(sandbox) != "off":
+        if expected is not None or env is not None or tools is not None:
+            raise SandboxError("safe_callable(sandbox=...) does not take `expected`, `env` or "
+                               "`tools` yet: the function stays in the worker")
+        from safe_eval.sandbox.calls import sandboxed_callable
+
+        return sandboxed_callable(code, name, sandbox, policy=policy, limits=limits)
 
     ev = Evaluator(policy, limits) if limits is not None else _evaluator(policy)
     ns = ev._run(code, env, None, False, None, tools)[3]

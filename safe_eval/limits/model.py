@@ -9,8 +9,17 @@ from safe_eval._record import Frozen, Record
 
 __all__ = ["Limits"]
 
-# a field left out (``None`` is a mistake, refused as before: only a dict override may say it)
-_UNSET: Any = object()
+class _Unset:
+    """A field left out (``None`` is a mistake, refused as before: only a dict override may say
+    it). Its repr is what signatures and the API reference show for the default."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<default>"
+
+
+_UNSET: Any = _Unset()
 
 # What each field means, for error messages.
 _UNITS = {

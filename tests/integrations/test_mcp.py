@@ -91,6 +91,11 @@ def test_a_return_value_whose_repr_misbehaves_is_a_run_error(body, error):
     assert result["error"].endswith(error)
 
 
+def test_output_printed_before_an_error_is_returned():
+    result = run_python_code(evaluator(), "print('step 1')\n1 / 0")
+    assert (result["status"], result["output"]) == ("run-error", ["step 1"])
+
+
 def test_a_refused_program_is_a_run_error_with_its_diagnostics():
     result = run_python_code(evaluator(), "import os")
     assert (result["status"], result["output"]) == ("run-error", [])

@@ -15,8 +15,11 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 def examples() -> dict[str, str]:
     text = README.read_text(encoding="utf-8")
     section = text[text.index("## Integrations"):text.index("## Security model")]
-    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.DOTALL)
-    return {"smolagents": blocks[0], "mcp": blocks[1]}
+    examples = {}
+    for name, heading in (("smolagents", "### smolagents"), ("mcp", "### MCP")):
+        part = section[section.index(heading):]
+        examples[name] = re.findall(r"```python\n(.*?)```", part, flags=re.DOTALL)[0]
+    return examples
 
 
 @pytest.mark.parametrize("name", ["smolagents", "mcp"])

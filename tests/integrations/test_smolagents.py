@@ -124,6 +124,13 @@ def test_a_failing_action_raises_smolagents_error_wording(code, message):
     assert str(info.value) == message
 
 
+def test_print_output_of_a_failed_action_is_kept_in_state():
+    ex = executor()
+    with pytest.raises(InterpreterError):
+        ex("print('step 1 done')\n1 / 0")
+    assert ex.state["_print_outputs"] == "step 1 done\n"
+
+
 def test_an_additional_import_is_allowed_when_curated():
     assert executor("json")("import json\njson.dumps([1])").output == "[1]"
 
