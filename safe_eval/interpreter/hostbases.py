@@ -9,10 +9,9 @@ charged its length up front, a lazy host iterator ticks per element).
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
-from safe_eval.interpreter.identity import is_guest_class
+from safe_eval.interpreter.identity import WeakTypeMap, is_guest_class
 from safe_eval.limits.iteration import consume
 
 __all__ = ["builds_on_host_class", "consumed"]
@@ -20,7 +19,7 @@ __all__ = ["builds_on_host_class", "consumed"]
 # Host types (``range``, ``int`` ... called on every loop) are answered from a plain dict, one
 # lookup; guest classes, created per evaluation, from a weak one so they can be collected.
 _host_types: dict[type, bool] = {}
-_guest_types: weakref.WeakKeyDictionary[type, bool] = weakref.WeakKeyDictionary()
+_guest_types: WeakTypeMap[bool] = WeakTypeMap()
 
 
 def builds_on_host_class(cls: type) -> bool:
@@ -37,7 +36,7 @@ def builds_on_host_class(cls: type) -> bool:
             base is not object and not is_guest_class(base) and not issubclass(base, BaseException)
             for base in cls.__mro__[1:]
         )
-        _guest_types[cls] = known
+        _guest_types.set(cls, known)
     return known
 
 

@@ -23,12 +23,13 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from safe_eval.membrane.dunders import finished_class_refusals
 
 __all__ = [
     "GUEST_REFS",
+    "WeakTypeMap",
     "internal_names",
     "is_curated_type",
     "is_guest_class",
@@ -42,28 +43,59 @@ __all__ = [
 ]
 
 
+_V = TypeVar("_V")
+
+
+class WeakTypeMap(Generic[_V]):
+    """A map from classes to values, holding the classes weakly and with no weakref callback
+    (dead entries are swept when the map has doubled since the last sweep): the collector
+    frees guest classes in the middle of runs, and a callback there would be host Python code
+    a watchdog interrupt could land in. For every weak cache keyed by guest classes."""
+
+    __slots__ = ("_entries", "_sweep_at")
+
+    def __init__(self) -> None:
+        self._entries: dict[int, tuple[weakref.ref[type], _V]] = {}
+        self._sweep_at = _FIRST_SWEEP
+
+    def get(self, cls: type) -> _V | None:
+        entry = self._entries.get(id(cls))
+        return entry[1] if entry is not None and entry[0]() is cls else None
+
+    def set(self, cls: type, value: _V) -> None:
+        entries = self._entries
+        entries[id(cls)] = (weakref.ref(cls), value)
+        if len(entries) >= self._sweep_at:
+            for k in [k for k, (r, _) in list(entries.items()) if r() is None]:
+                entries.pop(k, None)
+            self._sweep_at = max(_FIRST_SWEEP, 2 * len(entries))
+
+
+_FIRST_SWEEP = 256
+
+
 class _TypeRegistry:
     """A weak set of type objects keyed by identity (``id`` plus a weakref liveness check)."""
 
-    __slots__ = ("_refs", "_lock")
+    __slots__ = ("_refs", "_lock", "_sweep_at")
 
     def __init__(self) -> None:
         self._refs: dict[int, weakref.ref[type]] = {}
-        # re-entrant: the collector may run ``forget`` of another class inside ``add`` (making the
-        # weakref allocates) on the same thread, which a plain Lock deadlocks on
         self._lock = threading.RLock()
+        # dead references are swept when the set has doubled since the last sweep: no weakref
+        # callback, so no Python code runs when the collector frees a class in the middle of a
+        # run (where a watchdog interrupt must never land)
+        self._sweep_at = _FIRST_SWEEP
 
     def add(self, cls: type) -> None:
-        key = id(cls)
-
-        def forget(ref: weakref.ref[type], key: int = key) -> None:
-            with self._lock:
-                if self._refs.get(key) is ref:
-                    del self._refs[key]
-
-        ref = weakref.ref(cls, forget)
+        ref = weakref.ref(cls)
         with self._lock:
-            self._refs[key] = ref
+            refs = self._refs
+            refs[id(cls)] = ref
+            if len(refs) >= self._sweep_at:
+                for k in [k for k, r in refs.items() if r() is None]:
+                    del refs[k]
+                self._sweep_at = max(_FIRST_SWEEP, 2 * len(refs))
 
     def __contains__(self, cls: object) -> bool:
         ref = self._refs.get(id(cls))

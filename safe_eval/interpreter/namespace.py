@@ -123,6 +123,10 @@ class NamespaceRegistry:
 
     def __init__(self) -> None:
         self._spaces: dict[int, weakref.ref[GuestNamespace]] = {}
+        # dead references are swept when the registry has doubled since the last sweep: no
+        # weakref callback, so no Python code runs when a namespace dies (the collector may
+        # free one in the middle of a run, where a watchdog interrupt must never land)
+        self._sweep_at = _FIRST_SWEEP
 
     def for_env(self, env: Mapping[str, Any] | None) -> GuestNamespace:
         if type(env) is not dict and not isinstance(env, dict):
@@ -134,12 +138,12 @@ class NamespaceRegistry:
         if ns is not None and ns.env is env:
             return ns
         ns = GuestNamespace(env)
-        spaces[key] = weakref.ref(ns, _forget(spaces, key))
+        spaces[key] = weakref.ref(ns)
+        if len(spaces) >= self._sweep_at:
+            for k in [k for k, r in spaces.items() if r() is None]:
+                del spaces[k]
+            self._sweep_at = max(_FIRST_SWEEP, 2 * len(spaces))
         return ns
 
 
-def _forget(spaces: dict[int, weakref.ref[GuestNamespace]], key: int) -> Callable[[Any], None]:
-    def drop(ref: Any) -> None:
-        if spaces.get(key) is ref:  # not a newer namespace under a reused id
-            del spaces[key]
-    return drop
+_FIRST_SWEEP = 64

@@ -216,5 +216,13 @@ def call_as_origin(origin: Origin | None, call: Callable[[], Any]) -> Any:
     token = context.enter(inner)
     try:
         return call()
+    except BaseException as e:
+        if origin.policy is not ctx.policy:
+            from safe_eval.membrane.crossing import foreign_exception
+
+            refusal = foreign_exception(e, ctx.policy)
+            if refusal is not None:
+                raise refusal from None
+        raise
     finally:
         context.leave(token)

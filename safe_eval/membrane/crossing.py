@@ -33,7 +33,7 @@ import types
 from typing import Any
 
 from safe_eval.context import current_context
-from safe_eval.errors import SafeEvalError
+from safe_eval.errors import PolicyViolation, SafeEvalError
 from safe_eval.interpreter.identity import GUEST_REFS, is_guest_class, is_guest_made
 from safe_eval.limits.guards import check_format_spec, price_text
 from safe_eval.limits.routines import slot_price
@@ -53,13 +53,14 @@ from safe_eval.membrane.proxies import (
     host_iterator,
     is_tool,
     proxy,
+    refusal,
     refused,
     tool,
 )
 from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, is_own_class, reveal_type
 
-__all__ = ["enter_call_args", "enter_env", "enter_tool", "enter_value", "format_value", "guest_exception",
-           "register_guest_function_type"]
+__all__ = ["enter_call_args", "enter_env", "enter_tool", "enter_value", "foreign_exception",
+           "format_value", "guest_exception", "register_guest_function_type"]
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
 _MEMBRANE_TYPES = (Tool, HostExceptionClass, HostProxy, HostIterator, Refused, OpaqueType, type(GUARDED_TYPE))
@@ -113,6 +114,32 @@ def _foreign_object(value: Any, policy: Any) -> bool:
             if type(member) is function:
                 return _other_policy(member.origin, policy)
     return False
+
+
+def foreign_exception(exc: BaseException, policy: Any) -> PolicyViolation | None:
+    """The refusal for an exception that leaves another run's code (a function or generator
+    that run made, called by a run under ``policy``) when it, or an exception in its chain, is
+    an instance of a class of that other run: its methods (``__str__``, ``__eq__``, properties)
+    would run on the guest call fast path under ``policy``, as ``_foreign_object`` says of the
+    values ``env`` hands in. None when the exception may cross as it is."""
+    seen: list[BaseException] = []
+    todo = [exc]
+    while todo and len(seen) < _MAX_CHAIN:
+        e = todo.pop()
+        if any(e is s for s in seen):
+            continue
+        seen.append(e)
+        if _foreign_object(e, policy):
+            return refusal(f"an exception of class {type(e).__name__!r} was made by another run, under "
+                           "another policy: its methods run only under the policy of the run that made "
+                           "them", "catch it in the run that raised it and return plain data")
+        for link in (e.__cause__, e.__context__):
+            if link is not None:
+                todo.append(link)
+    return None
+
+
+_MAX_CHAIN = 32
 
 
 def _scalar(value: object) -> bool:

@@ -43,6 +43,7 @@ from typing import Any
 from safe_eval import rules
 from safe_eval.errors import PolicyViolation, SafeEvalError
 from safe_eval.interpreter.annotations import register_stand_in
+from safe_eval.limits.watchdog import back_in_run, host_code
 from safe_eval.membrane.admission import register_membrane_type
 from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, register_type_view
 from safe_eval.policy.plain import register_handle
@@ -384,6 +385,9 @@ class HostIterator:
     def __next__(self) -> Any:
         from safe_eval.membrane.crossing import enter_value, guest_exception
 
+        # the host's own code, as a tool is: it may switch to another greenlet (a request
+        # waiting on I/O), where the watchdog must not fire for this run
+        paused = host_code()
         try:
             item = next(self._it)
         except StopIteration:
@@ -394,6 +398,8 @@ class HostIterator:
             error = guest_exception(exc)
         else:
             return enter_value(item)
+        finally:
+            back_in_run(paused)
         raise error
 
     def __repr__(self) -> str:

@@ -15,11 +15,10 @@ The last two become an ``OpaqueType``: named, comparable, usable in ``isinstance
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
 from typing import Any
 
-from safe_eval.interpreter.identity import is_curated_type, is_guest_class
+from safe_eval.interpreter.identity import WeakTypeMap, is_curated_type, is_guest_class
 from safe_eval.membrane.admission import is_guest_visible, register_membrane_type
 from safe_eval.membrane.allowlists import HOST_TYPE_NAMES
 
@@ -105,7 +104,8 @@ def register_type_view(cls: type, view: Callable[[Any], Any]) -> None:
     """Let ``type(x)`` of an instance ``x`` of the membrane class ``cls`` answer ``view(x)``."""
     _TYPE_OF[cls] = view
 
-_opaque: weakref.WeakKeyDictionary[type, OpaqueType] = weakref.WeakKeyDictionary()
+
+_opaque: WeakTypeMap[OpaqueType] = WeakTypeMap()
 
 # Interpreter classes guest code may construct itself, registered one by one (asyncio's
 # Queue, Lock, CancelledError ...)
@@ -123,7 +123,8 @@ def allow_construction(cls: type) -> type:
 def _opaque_for(cls: type) -> OpaqueType:
     view = _opaque.get(cls)
     if view is None:
-        view = _opaque[cls] = OpaqueType(cls)
+        view = OpaqueType(cls)
+        _opaque.set(cls, view)
     return view
 
 

@@ -683,3 +683,87 @@ def test_a_generator_resumed_after_its_frame_was_parked_sees_its_own_state() -> 
     safe_eval.safe_exec("def count(start):\n    n = start\n    while True:\n        n += 1\n"
                         "        got = yield n\n        if got:\n            n = got\nc = count(10)\nnext(c)\n", env)
     assert [safe_eval.safe_eval(e, env) for e in ("next(c)", "c.send(100)", "next(c)")] == [12, 101, 102]
+
+
+# run A (the agent policy) hands the host a function and a generator that raise A's own
+# exception class, whose methods mail; run B (the default policy) catches it and uses it
+A_RAISER = ("class Boom(Exception):\n    def __str__(self):\n        return " + SEND + "\n"
+            "    def leak(self):\n        return " + SEND + "\n"
+            "    @property\n    def info(self):\n        return " + SEND + "\n"
+            "def on_event(evt):\n    raise Boom('x')\n"
+            "def chained(evt):\n    try:\n        on_event(evt)\n    except Boom as e:\n"
+            "        raise ValueError('wrapped') from e\n"
+            "def feed():\n    yield 1\n    raise Boom('y')\n")
+RAISED_BY = {
+    "a-function": ("on_event('hello')", "on_event"),
+    "a-generator": ("next(feed)\nnext(feed)", "feed()"),
+    "a-function-raising-a-builtin-from-it": ("chained('hello')", "chained"),
+}
+USES = {
+    "str": "str(e)", "dunder-called-directly": "e.__str__()", "method": "e.leak()",
+    "property": "e.info", "format": "f'{e}'", "its-cause": "e.__cause__.leak()",
+}
+
+
+@pytest.mark.parametrize("use", [pytest.param(v, id=k) for k, v in USES.items()])
+@pytest.mark.parametrize(("call", "made"), [pytest.param(*v, id=k) for k, v in RAISED_BY.items()])
+def test_a_runs_exception_caught_by_another_runs_except_clause_never_runs_its_methods_there(
+        call: str, made: str, use: str) -> None:
+    sent, send_email = _mailbox_of_three()
+    on_event, chained, feed = Evaluator("agent").eval(A_RAISER + f"[on_event, chained, {made}]",
+                                                      {"send_email": send_email})
+    code = f"try:\n{_indent(call)}\nexcept Exception as e:\n    r = {use}\nr"
+    with pytest.raises(PolicyViolation, match="exception of class 'Boom' was made by another run"):
+        Evaluator().eval(code, {"on_event": on_event, "chained": chained, "feed": feed,
+                                "send_email": send_email})
+    assert sent == []
+
+
+def test_a_runs_exception_still_reaches_a_run_of_the_same_policy_as_it_is() -> None:
+    ev = Evaluator()
+    fail = ev.eval("class Boom(Exception):\n    def why(self):\n        return 'boom'\n"
+                   "def fail():\n    raise Boom()\nfail")
+    assert ev.eval("try:\n    fail()\nexcept Exception as e:\n    r = e.why()\nr", {"fail": fail}) == "boom"
+
+
+# -- a host iterator in env is the host's own code, as a tool is ------------------------------
+def test_a_host_iterator_parking_its_request_on_io_is_never_hit_by_the_watchdog_in_host_code() -> None:
+    from safe_eval.errors import TimeLimit
+
+    hub = greenlet.getcurrent()
+
+    def feed() -> Any:
+        hub.switch("waiting for io")  # a gevent-style read: the hub serves others meanwhile
+        yield 1
+
+    def request_a() -> Any:
+        try:
+            return safe_eval.safe_eval("[x for x in items]", {"items": feed()}, limits={"time": 0.1})
+        except SafeEvalError as e:
+            return e
+    ga = greenlet.greenlet(request_a)
+    assert ga.switch() == "waiting for io"
+    _spin_host_code(0.6)  # several watchdog periods past A's deadline: nothing may be raised here
+    assert isinstance(ga.switch(), TimeLimit)  # A itself stops once back, at its first checkpoint
+
+
+# -- a watchdog interrupt lands only where the run's own code runs ------------------------------
+def test_what_the_collector_frees_during_a_run_runs_no_host_python_code_an_interrupt_could_land_in() -> None:
+    ran: list[str] = []
+
+    def collect() -> int:  # the collector running mid-run (as an allocation would trigger it)
+        for _ in range(3):  # a tool running a nested evaluation of its own, on an env it drops
+            safe_eval.safe_exec("def f():\n    return 1", {})
+
+        def profile(frame: Any, event: str, arg: Any) -> None:
+            if event == "call":
+                ran.append(frame.f_code.co_qualname)
+        sys.setprofile(profile)
+        try:
+            return gc.collect()
+        finally:
+            sys.setprofile(None)
+    code = ("for i in range(50):\n    ns = {}\n    exec('class C:\\n    pass\\ndef f():\\n    return C', ns)\n"
+            "    ns = None\ncollect() > 0")
+    assert safe_eval.safe_eval(code, {"collect": collect}) is True
+    assert ran == []
