@@ -103,9 +103,11 @@ FREE: dict[str, dict[str, str]] = {
         "__int__ __invert__ __neg__ __or__ __pos__ __radd__ __rand__ __ror__ __rrshift__ __rshift__ "
         "__rsub__ __rtruediv__ __rxor__ __sub__ __truediv__ __trunc__ __xor__ as_integer_ratio "
         "bit_count bit_length conjugate from_bytes": _LINEAR_INT,
+        "is_integer": "constant: an int is one (3.12+)",
     },
     "type:builtins:bool": {
         "__and__ __or__ __rand__ __repr__ __ror__ __rxor__ __xor__": "two bits: constant work",
+        "__invert__ is_integer": "one bit: constant work (bool's own from 3.12 on)",
     },
     "type:builtins:float": {
         f"{_CMP} __abs__ __add__ __bool__ __ceil__ __divmod__ __float__ __floor__ __floordiv__ "
@@ -155,8 +157,15 @@ FREE: dict[str, dict[str, str]] = {
         "__repr__": "the text of its bounds: ints past 4 300 digits are refused by CPython's own "
                     "int_max_str_digits",
     },
-    "type:builtins:slice": {f"{_CMP} indices": "compares or clamps its three members (a tuple compare)"},
-    "type:builtins:NoneType": {"__bool__ __repr__": "constant work: a fixed answer"},
+    "type:builtins:slice": {
+        f"{_CMP} indices": "compares or clamps its three members (a tuple compare)",
+        "__hash__": "hashes its three members like a tuple (3.12+): a guest __hash__ ticks; nested "
+                    "tuples are the sharing walk's named gap",
+    },
+    "type:builtins:NoneType": {
+        "__bool__ __repr__": "constant work: a fixed answer",
+        f"{_CMP} __hash__": "identity comparison, a fixed hash (NoneType's own from 3.12 on)",
+    },
     "type:builtins:object": {
         f"{_CMP} __hash__ __repr__ __str__": "identity comparison, address hash, fixed-size text",
     },
@@ -197,6 +206,7 @@ FREE: dict[str, dict[str, str]] = {
         f"{_CMP} __add__ __contains__ __copy__ __delitem__ __getitem__ __iter__ __len__ __reversed__ "
         "__setitem__ append appendleft clear copy count index insert pop popleft remove reverse "
         "rotate": _CONTAINER_STEP + " (rotate: by n mod len)",
+        "__bool__": "reads the length: constant (deque's own before 3.11)",
     },
     "type:collections:ChainMap": {
         "__bool__ __contains__ __copy__ __delitem__ __getitem__ __ior__ __iter__ __len__ __missing__ "
@@ -243,7 +253,7 @@ FREE: dict[str, dict[str, str]] = {
     "type:datetime:tzinfo": {"dst fromutc tzname utcoffset": "abstract: raise NotImplementedError"},
     "type:fractions:Fraction": {
         f"{_CMP} __abs__ __bool__ __complex__ __copy__ __deepcopy__ __float__ __hash__ __neg__ "
-        "__pos__ as_integer_ratio conjugate from_decimal from_float limit_denominator":
+        "__pos__ as_integer_ratio conjugate from_decimal from_float is_integer limit_denominator":
             "one pass over the two int terms (compare: two products, priced by size in the "
             "interpreter's == ; hash: a modular power of fixed size)",
     },
@@ -278,7 +288,7 @@ FREE: dict[str, dict[str, str]] = {
     "type:uuid:UUID": {f"{_CMP} __hash__ __int__ __repr__ __str__": "128 bits: constant"},
     "type:collections:UserDict": {
         "__contains__ __copy__ __delitem__ __getitem__ __ior__ __iter__ __len__ __or__ __ror__ "
-        "__setitem__ copy fromkeys": "stdlib Python over self.data: " + _CONTAINER_STEP,
+        "__setitem__ copy fromkeys get": "stdlib Python over self.data: " + _CONTAINER_STEP,
     },
     "type:collections.abc:MutableMapping": {
         "__delitem__ __setitem__ clear pop popitem setdefault update":
@@ -401,7 +411,8 @@ FREE: dict[str, dict[str, str]] = {
         "expm1 fabs fmod frexp gamma isclose isfinite isinf isnan ldexp lgamma log log10 log1p log2 "
         "modf nextafter radians remainder sin sinh sqrt tan tanh ulp":
             _CONSTANT_NUMBER + " (an int argument is converted to a float: linear in its digits)",
-        "dist fsum hypot": "one pass over metered iterables of floats",
+        "dist fsum hypot sumprod": "one pass over metered iterables of floats",
+        "fma": _CONSTANT_NUMBER + " (3.13+)",
     },
     "curated:operator": {
         "abs and_ index inv invert ior iand ixor irshift neg not_ or_ pos rshift xor truth is_ is_not "
@@ -479,10 +490,18 @@ def free_routines() -> dict[Any, str]:
     """``FREE`` resolved to ``{routine: reason}`` (imports every module it names)."""
     out: dict[Any, str] = {}
     for owner, table in FREE.items():
-        resolve = _resolver(owner)
+        try:
+            resolve = _resolver(owner)
+        except (AttributeError, ImportError):
+            continue  # a type this Python does not have
         for names, reason in table.items():
             for name in names.split():
-                routine = resolve(name)
+                try:
+                    routine = resolve(name)
+                except (KeyError, AttributeError):
+                    # the table is the union over the supported Pythons: a routine this one
+                    # lacks (``BaseExceptionGroup`` before 3.11, ``math.fma`` before 3.13)
+                    continue
                 out[_key(routine)] = reason
                 out[_key(routine_of(routine))] = reason  # a classmethod's function too
     return out

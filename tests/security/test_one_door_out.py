@@ -367,7 +367,8 @@ r
 
 
 def test_copying_a_large_argument_is_paid_for_by_the_guest() -> None:
-    ev = Evaluator(parse_policy("allow take(*)"))
+    # ops are under test: a time limit a traced or loaded run cannot reach
+    ev = Evaluator(parse_policy("allow take(*)"), limits={"time": 60})
     env = {"take": lambda xs: None}
     alone = ev.run("xs = [[0]] * 100_000", env).ops
     passed = ev.run("xs = [[0]] * 100_000\ntake(xs)", env).ops

@@ -234,7 +234,8 @@ def test_ten_200mb_runs_through_the_shared_module_level_evaluator_leave_nothing_
     before = _rss()
     for _ in range(10):
         env: dict[str, Any] = {}
-        safe_eval.safe_eval(BIG + extra + "len(x)", env, limits={"memory": 400 * 2**20})
+        # memory is under test: a time limit a traced or loaded run cannot reach
+        safe_eval.safe_eval(BIG + extra + "len(x)", env, limits={"memory": 400 * 2**20, "time": 10})
         del env
     gc.collect()
     assert _rss() - before < 100 * 2**20
