@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib
 import itertools
+import sys
 import types
 from typing import Any
 
@@ -486,22 +487,38 @@ def defined(cls: type, name: str) -> Any:
     raise KeyError(f"{cls.__qualname__}.{name}")
 
 
+# The table is the union over the supported Pythons: the routines some of them lack, with the
+# first and last version that has each (anything else must resolve everywhere: a typo fails)
+_NEWEST = (3, 99)
+_ONLY_IN: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
+    **dict.fromkeys(
+        ("builtins.BaseExceptionGroup", "builtins.ExceptionGroup", "type:builtins:bytes.__bytes__",
+         "type:builtins:complex.__complex__", "type:string:Template.get_identifiers",
+         "type:string:Template.is_valid", "curated:math.cbrt", "curated:math.exp2",
+         "curated:typing.Never", "curated:typing.Self", "curated:typing.LiteralString",
+         "curated:typing.Required", "curated:typing.NotRequired", "curated:typing.Unpack",
+         "curated:typing.TypeVarTuple", "curated:typing.assert_never", "curated:typing.assert_type"),
+        ((3, 11), _NEWEST)),
+    **dict.fromkeys(
+        ("type:builtins:int.is_integer", "type:builtins:bool.is_integer",
+         "type:fractions:Fraction.is_integer", "curated:math.sumprod"),
+        ((3, 12), _NEWEST)),
+    "curated:math.fma": ((3, 13), _NEWEST),
+    "type:collections:deque.__bool__": ((3, 10), (3, 10)),
+}
+
+
 def free_routines() -> dict[Any, str]:
     """``FREE`` resolved to ``{routine: reason}`` (imports every module it names)."""
     out: dict[Any, str] = {}
     for owner, table in FREE.items():
-        try:
-            resolve = _resolver(owner)
-        except (AttributeError, ImportError):
-            continue  # a type this Python does not have
+        resolve = _resolver(owner)
         for names, reason in table.items():
             for name in names.split():
-                try:
-                    routine = resolve(name)
-                except (KeyError, AttributeError):
-                    # the table is the union over the supported Pythons: a routine this one
-                    # lacks (``BaseExceptionGroup`` before 3.11, ``math.fma`` before 3.13)
+                span = _ONLY_IN.get(f"{owner}.{name}")
+                if span is not None and not span[0] <= sys.version_info[:2] <= span[1]:
                     continue
+                routine = resolve(name)
                 out[_key(routine)] = reason
                 out[_key(routine_of(routine))] = reason  # a classmethod's function too
     return out
