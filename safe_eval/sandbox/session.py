@@ -45,6 +45,9 @@ def join_reapers(timeout: float = 5.0) -> None:
 # seconds the host waits past the guest's time limit before it kills the worker (the
 # interpreter inside normally stops the run itself, with a line number)
 GRACE = 0.5
+# cpython mode: refused builtins that only reach the file system, which the OS boundary confines
+# to the workspace (eval/exec/compile/__import__ stay refused: they would skip the static check)
+CPYTHON_BUILTINS = frozenset({"open"})
 
 
 class Session:
@@ -94,7 +97,7 @@ class Session:
             raise TypeError(f"code must be str or bytes, not {type(code).__name__}")
         values, tools = _split_env(env)
         if self.backend.mode == "cpython":
-            self._check_cpython(code, pol, filename, frozenset(values) | frozenset(tools))
+            self._check_cpython(code, pol, filename, {**dict.fromkeys(values), **tools})
         params = {
             "code": code, "env": codec.encode(values), "tools": sorted(tools), "filename": filename,
             "limits": _limits_dict(lim), "policy": {"name": pol.name, "imports": sorted(pol.imports)},
@@ -142,15 +145,18 @@ class Session:
     def eval(self, code: Any, env: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
         return self.run(code, env, **kwargs).value
 
-    def _check_cpython(self, code: str, policy: Policy, filename: str, names: frozenset[str]) -> None:
+    def _check_cpython(self, code: str, policy: Policy, filename: str, names: dict[str, Any]) -> None:
         """The static checks, in the host, before plain CPython runs the code; imports the
-        backend lets through (``cpython_imports``) are the only diagnostics forgiven."""
+        backend lets through (``cpython_imports``) and the builtins the OS boundary confines
+        (``CPYTHON_BUILTINS``) are the only diagnostics forgiven."""
         from safe_eval.checking import check
 
-        report = check(code, policy, env=dict.fromkeys(names), filename=filename)
-        allowed = self.backend.cpython_imports
+        report = check(code, policy, env=names, filename=filename)  # its callables are the tools
+        imports = self.backend.cpython_imports
         left = [d for d in report.diagnostics
-                if not (d.code == rules.IMPORT_NOT_ALLOWED.code and _imported(d.message) in allowed)]
+                if not (d.code == rules.IMPORT_NOT_ALLOWED.code and _quoted(d.message, "`") in imports)
+                and not (d.code == rules.FORBIDDEN_BUILTIN.code
+                         and _quoted(d.message, '"') in CPYTHON_BUILTINS)]
         if left:
             raise PolicyViolation(left, code, filename=filename)
 
@@ -228,8 +234,8 @@ def _limits_dict(lim: Limits) -> dict[str, Any]:
             "output": lim.output}
 
 
-def _imported(message: str) -> str:
-    # "import of `os` is not allowed"
-    start = message.find("`")
-    end = message.find("`", start + 1)
+def _quoted(message: str, quote: str) -> str:
+    # "import of `os` is not allowed", 'the builtin "open" is not available'
+    start = message.find(quote)
+    end = message.find(quote, start + 1)
     return message[start + 1:end] if 0 <= start < end else ""

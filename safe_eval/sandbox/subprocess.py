@@ -6,6 +6,14 @@ uid 65534 when started as root, and applies Landlock (read only the interpreter 
 packages it needs, write only the workspace, no TCP) and seccomp (no sockets, no ptrace, no
 namespaces) when ``landlockpy``/``pyseccomp`` are installed and the kernel has them. There is no
 pid or network namespace: ``cpython`` mode (plain CPython) is refused here.
+
+Started as root with an interpreter that uid 65534 cannot read (pyenv under a 0700 ``/root``,
+with no system interpreter of the same version), the worker keeps uid 0: after the drop it
+could not read the rest of its own standard library (imports are lazy), nor ``libpythonX.Y.so``.
+The root worker is still confined by Landlock (read only the interpreter and packages, write
+only the workspace), seccomp and the rlimits; the layers it reports say ``uid: false``.
+Not done yet: a hard-linked copy of the interpreter tree in a world-readable directory made at
+first use (same file system only) would let it drop root as well.
 """
 
 from __future__ import annotations

@@ -197,6 +197,19 @@ def _guest_or_error(exc: BaseException, mode: str) -> dict[str, Any]:
     return error_data(exc)
 
 
+# builtins that compile new code at run time: the static check in the host never saw that
+# code, so plain CPython mode goes without them (the in-process interpreter has guarded ones).
+# This removes the plain route only: plain CPython's getattr with a computed name still reaches
+# the builtins module; in this mode the OS sandbox is the boundary, the checks are a lint
+_UNCHECKED_CODE = frozenset({"exec", "eval", "compile", "breakpoint"})
+
+
+def _cpython_builtins() -> dict[str, Any]:
+    import builtins
+
+    return {k: v for k, v in vars(builtins).items() if k not in _UNCHECKED_CODE}
+
+
 def _run_cpython(code: str, ns: dict[str, Any], filename: str) -> Any:
     """Plain CPython: the statements, then the value of a final expression statement."""
     tree = ast.parse(code, "<sandbox>")
@@ -204,7 +217,7 @@ def _run_cpython(code: str, ns: dict[str, Any], filename: str) -> Any:
     if tree.body and isinstance(tree.body[-1], ast.Expr):
         last = ast.Expression(tree.body[-1].value)
         tree.body.pop()
-    ns.setdefault("__builtins__", __builtins__)
+    ns.setdefault("__builtins__", _cpython_builtins())
     exec(compile(tree, "<sandbox>", "exec"), ns)
     return eval(compile(last, "<sandbox>", "eval"), ns) if last is not None else None
 

@@ -7,6 +7,7 @@ A backend that cannot run here (no container runtime) is skipped with the reason
 from __future__ import annotations
 
 import datetime as dt
+import importlib.util
 import math
 import os
 import signal
@@ -268,9 +269,12 @@ def test_the_worker_runs_with_its_isolation_layers_in_force(backend):
     with backend.session() as s:
         s.run("1")
         layers = s._proc.layers
-    assert layers["rlimits"] and layers["seccomp"]
+    assert layers["rlimits"]
+    # seccomp and Landlock come from the `sandbox` extra (pyseccomp, landlockpy); a `.[dev]`-only
+    # install has neither, and the worker reports the layer off rather than failing to start
+    assert layers["seccomp"] == (importlib.util.find_spec("pyseccomp") is not None)
     if backend.name == "subprocess":
-        assert layers["landlock"]
+        assert layers["landlock"] == (importlib.util.find_spec("landlockpy") is not None)
         # started as root, the worker drops to uid 65534 only with an interpreter that uid can
         # read: this one, or the system's of the same version (none for pyenv's 3.12 under a
         # 0700 /root): then Landlock and seccomp are the layers in force
@@ -322,6 +326,30 @@ def test_the_host_filesystem_is_invisible_or_read_only_outside_the_workspace(cpy
     assert cpython_backend.run(code).value == expected
 
 
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        pytest.param("with open('note.txt', 'w') as f:\n    f.write('hello')\n"
+                     "with open('note.txt') as f:\n    r = f.read()\nr", "hello", id="workspace-round-trip"),
+        pytest.param("try:\n    open('/etc/passwd').read()\n    r = 'read'\n"
+                     "except OSError as e:\n    r = type(e).__name__\nr", "FileNotFoundError", id="etc-passwd-absent"),
+        pytest.param("try:\n    open('/usr/evil.txt', 'w')\n    r = 'written'\n"
+                     "except OSError as e:\n    r = type(e).__name__\nr", "OSError", id="system-write-refused"),
+    ],
+)
+def test_open_in_cpython_mode_reaches_the_workspace_and_nothing_else(cpython_backend, code, expected):
+    value = cpython_backend.run(code).value
+    # a read-only bind answers EROFS (OSError), a missing directory with write off EACCES
+    assert value == expected or (expected == "OSError" and value in ("PermissionError", "OSError"))
+
+
+@pytest.mark.parametrize("call", ["exec('import shutil')", "eval('len')('ab')"], ids=["exec", "eval"])
+def test_cpython_mode_has_no_builtin_that_compiles_code_past_the_static_check(cpython_backend, call):
+    with pytest.raises(GuestError) as info:
+        cpython_backend.run(call)
+    assert info.value.type_name == "NameError"
+
+
 def test_a_memory_hog_in_cpython_mode_is_a_memory_limit(cpython_backend):
     with pytest.raises(MemoryLimit):
         cpython_backend.run("b = bytearray(8 * 1024**3)")
@@ -343,3 +371,97 @@ def test_a_session_started_by_a_thread_that_ended_keeps_its_worker(backend):
     with holder[0] as s:
         for _ in range(3):
             assert s.run("x + 1").value == 2
+
+
+# -- safe_callable(sandbox=...): the function lives in a worker ---------------------------------
+
+COUNTER = """
+seen = []
+def add(a, b=1):
+    seen.append(a)
+    return {'sum': a + b, 'calls': len(seen)}
+"""
+
+
+@pytest.fixture(scope="module")
+def sandbox_name(backend):
+    return backend.name
+
+
+@pytest.fixture
+def remote_add(sandbox_name):
+    from safe_eval import safe_callable
+
+    fn = safe_callable(COUNTER, "add", sandbox=sandbox_name)
+    yield fn
+    fn.close()
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "expected"),
+    [
+        pytest.param((2,), {"b": 3}, 5, id="int-kwarg"),
+        pytest.param((10**40,), {}, 10**40 + 1, id="big-int"),
+        pytest.param(((1, 2),), {"b": (3,)}, (1, 2, 3), id="tuples"),
+        pytest.param((Decimal("1.5"),), {"b": Decimal("2")}, Decimal("3.5"), id="decimal"),
+    ],
+)
+def test_safe_callable_in_a_sandbox_takes_and_returns_plain_data(remote_add, args, kwargs, expected):
+    assert remote_add(*args, **kwargs) == {"sum": expected, "calls": 1}
+
+
+def test_safe_callable_in_a_sandbox_keeps_the_function_state_in_its_worker(remote_add):
+    assert [remote_add(i)["calls"] for i in range(3)] == [1, 2, 3]
+
+
+def test_safe_callable_in_a_sandbox_lets_no_host_object_in(remote_add):
+    with pytest.raises(SandboxValueError):
+        remote_add(object())
+
+
+def test_a_guest_exception_from_a_sandboxed_callable_is_a_guest_error(remote_add):
+    with pytest.raises(GuestError) as info:
+        remote_add([1], b="x")
+    assert info.value.type_name == "TypeError"
+
+
+def test_a_sandboxed_callable_that_loops_forever_ends_at_its_time_limit(sandbox_name):
+    from safe_eval import safe_callable
+
+    spin = safe_callable("def spin():\n    while True:\n        pass", sandbox=sandbox_name,
+                         limits={"time": 0.5})
+    try:
+        with pytest.raises(TimeLimit):
+            spin()
+    finally:
+        spin.close()
+
+
+@pytest.mark.parametrize(
+    ("code", "name", "error"),
+    [
+        pytest.param("x = 1", None, "NameError", id="no-function"),
+        pytest.param("def f():\n    return 1", "g", "NameError", id="undefined-name"),
+        pytest.param("y = len", "y", "TypeError", id="a-builtin-is-not-the-code's"),
+    ],
+)
+def test_safe_callable_in_a_sandbox_names_only_a_function_the_code_defines(sandbox_name, code, name, error):
+    from safe_eval import safe_callable
+
+    with pytest.raises(GuestError) as info:
+        safe_callable(code, name, sandbox=sandbox_name)
+    assert info.value.type_name == error
+
+
+def test_a_closed_sandboxed_callable_ends_its_worker(sandbox_name):
+    from safe_eval import safe_callable
+    from safe_eval.errors import SandboxError
+
+    fn = safe_callable("def one():\n    return 1", sandbox=sandbox_name)
+    assert fn() == 1
+    session = fn._session
+    pid = session.worker_pid
+    fn.close()
+    with pytest.raises(SandboxError):
+        fn()
+    _assert_gone(session, pid)
