@@ -287,10 +287,6 @@ FREE: dict[str, dict[str, str]] = {
             _DECIMAL,
     },
     "type:uuid:UUID": {f"{_CMP} __hash__ __int__ __repr__ __str__": "128 bits: constant"},
-    "type:collections:UserDict": {
-        "__contains__ __copy__ __delitem__ __getitem__ __ior__ __iter__ __len__ __or__ __ror__ "
-        "__setitem__ copy fromkeys get": "stdlib Python over self.data: " + _CONTAINER_STEP,
-    },
     "type:collections.abc:MutableMapping": {
         "__delitem__ __setitem__ clear pop popitem setdefault update":
             "abstract mixins in stdlib Python: one guest method call a step (ticks)",
@@ -310,26 +306,8 @@ FREE: dict[str, dict[str, str]] = {
         "__contains__ __getitem__ __iter__ __reversed__ count index":
             "abstract mixins in stdlib Python: one guest method call a step (ticks)",
     },
-    "type:collections:UserList": {
-        f"{_CMP} __add__ __contains__ __copy__ __delitem__ __getitem__ __len__ __radd__ __setitem__ "
-        "append clear copy count index insert pop remove reverse sort":
-            "stdlib Python over self.data: " + _CONTAINER_STEP,
-    },
-    "type:collections:UserString": {
-        f"{_CMP} __add__ __complex__ __contains__ __float__ __getitem__ __hash__ __int__ __len__ "
-        "__radd__ __repr__ __str__ capitalize casefold count encode endswith find index isalnum "
-        "isalpha isascii isdecimal isdigit isidentifier islower isnumeric isprintable isspace "
-        "istitle isupper lower lstrip maketrans partition removeprefix removesuffix rfind rindex "
-        "rpartition rstrip splitlines startswith strip swapcase title upper":
-            "stdlib Python over self.data: " + _LINEAR_TEXT,
-    },
-    "type:contextlib:suppress": {"__enter__ __exit__": "constant: an isinstance test"},
     "type:contextlib:AbstractContextManager": {"__enter__ __exit__": _RETURNS},
-    "type:contextlib:nullcontext": {"__aenter__ __aexit__ __enter__ __exit__": _RETURNS},
     "type:contextlib:AbstractAsyncContextManager": {"__aenter__ __aexit__": _RETURNS},
-    "type:contextlib:ExitStack": {"__enter__ __exit__ close": "calls the registered callbacks (guest "
-                                                              "calls, which tick)"},
-    "type:contextlib:_BaseExitStack": {"callback enter_context pop_all push": "one entry on a deque"},
     "type:dataclasses:Field": {"__repr__": "the text of a few fields"},
     "type:functools:_lru_cache_wrapper": {
         "__call__ __copy__ __deepcopy__ cache_clear cache_info":
@@ -360,17 +338,14 @@ FREE: dict[str, dict[str, str]] = {
         "ABC": "abstract base: construction makes an empty instance",
     },
     "curated:collections": {
-        "ChainMap UserDict UserList UserString": "construction copies or wraps its arguments: one "
-                                                "pass (an iterator argument ticks per element)",
+        "ChainMap": "construction wraps its arguments: one pass (an iterator argument ticks per "
+                    "element)",
     },
     "curated:collections.abc": {
         "Awaitable Coroutine AsyncIterable AsyncIterator AsyncGenerator Hashable Iterable Iterator "
         "Generator Reversible Sized Container Callable Collection Set MutableSet Mapping "
         "MutableMapping MappingView KeysView ItemsView ValuesView Sequence MutableSequence ByteString":
             "abstract bases: construction is refused or makes an empty instance",
-    },
-    "curated:contextlib": {
-        "suppress nullcontext ExitStack": "construction stores its arguments: constant work",
     },
     "curated:asyncio": {
         "run gather sleep create_task wait_for as_completed iscoroutine iscoroutinefunction":
