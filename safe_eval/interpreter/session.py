@@ -25,6 +25,7 @@ from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.compile_stmt import guest_raised
 from safe_eval.interpreter.runtime import raise_host_recursion_limit
 from safe_eval.limits import watchdog
+from safe_eval.limits.budget import depth_limit_of
 from safe_eval.limits.memory import release as release_memory
 from safe_eval.limits.stack import BIG_STACK_THREAD, call_with_stack, stack_for
 from safe_eval.limits.stackguard import ensure_main_thread_stack, needs_big_stack_thread
@@ -144,6 +145,9 @@ def to_api_error(e: BaseException) -> BaseException:
     gl = sys.modules.get("greenlet")  # greenlet is imported with the first guest generator
     if gl is not None and isinstance(e, (gl.GreenletExit, gl.error)):
         return InternalError(f"interpreter error: {type(e).__name__}: {e}")
+    limit = depth_limit_of(e)
+    if limit is not None:  # the guest recursion limit, uncaught (or re-raised) by the guest
+        return _recursion_limit(e, limit)
     if not guest_raised(e):
         if isinstance(e, KeyboardInterrupt):
             return e
@@ -161,6 +165,17 @@ def to_api_error(e: BaseException) -> BaseException:
     from safe_eval.interpreter.compile_stmt import enter_guest
 
     return GuestError(type(e).__name__, message, frames, enter_guest(e), cause)
+
+
+def _recursion_limit(e: BaseException, limit: int) -> RecursionLimit:
+    """``RecursionLimit`` located where the depth check refused a call: the innermost frame."""
+    err = RecursionLimit("maximum recursion depth exceeded", value=limit)
+    frames = tracebacks.frames_of(e)
+    if frames:
+        inner = frames[-1]
+        err.at_line(inner.line, inner.col)
+        err.in_source(inner.filename, inner.source_line)
+    return err
 
 
 def _cause(e: BaseException, depth: int = 0) -> GuestError | None:

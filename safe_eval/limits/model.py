@@ -43,7 +43,7 @@ class Limits(Frozen, Record):
         time: float = 3.0,
         ops: int = 10_000_000,
         memory: int = 256 * 1024 * 1024,
-        recursion: int = 200,
+        recursion: int = 1000,
         output: int = 64 * 1024,
     ) -> None:
         for name, value in zip(self._fields, (time, ops, memory, recursion, output), strict=True):
