@@ -145,9 +145,9 @@ def to_api_error(e: BaseException) -> BaseException:
     gl = sys.modules.get("greenlet")  # greenlet is imported with the first guest generator
     if gl is not None and isinstance(e, (gl.GreenletExit, gl.error)):
         return InternalError(f"interpreter error: {type(e).__name__}: {e}")
-    limit = depth_limit_of(e)
-    if limit is not None:  # the guest recursion limit, uncaught (or re-raised) by the guest
-        return _recursion_limit(e, limit)
+    max_depth = depth_limit_of(e)
+    if max_depth is not None:  # the guest recursion limit, uncaught (or re-raised) by the guest
+        return _recursion_limit(e, max_depth)
     if not guest_raised(e):
         if isinstance(e, KeyboardInterrupt):
             return e
