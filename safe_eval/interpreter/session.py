@@ -25,6 +25,7 @@ from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.compile_stmt import guest_raised
 from safe_eval.interpreter.runtime import raise_host_recursion_limit
 from safe_eval.limits import watchdog
+from safe_eval.limits.budget import current as current_budget
 from safe_eval.limits.budget import depth_limit_of
 from safe_eval.limits.memory import release as release_memory
 from safe_eval.limits.stack import BIG_STACK_THREAD, call_with_stack, stack_for
@@ -154,7 +155,11 @@ def to_api_error(e: BaseException) -> BaseException:
         if isinstance(e, MemoryError):
             return MemoryLimit("out of memory")
         if isinstance(e, RecursionError):
-            return RecursionLimit("host stack exhausted (nesting too deep)")
+            # the host's own limit (on 3.12 also its C recursion limit, see the README) tripped
+            # before the guest's: the guest limit is still the one reported
+            b = current_budget()
+            return _recursion_limit(e, b.max_depth if b is not None else None,
+                                    "host stack exhausted (nesting too deep)")
     frames = tracebacks.frames_of(e)
     try:
         message = _message(e)
@@ -167,9 +172,11 @@ def to_api_error(e: BaseException) -> BaseException:
     return GuestError(type(e).__name__, message, frames, enter_guest(e), cause)
 
 
-def _recursion_limit(e: BaseException, limit: int) -> RecursionLimit:
-    """``RecursionLimit`` located where the depth check refused a call: the innermost frame."""
-    err = RecursionLimit("maximum recursion depth exceeded", value=limit)
+def _recursion_limit(
+    e: BaseException, limit: int | None, detail: str = "maximum recursion depth exceeded"
+) -> RecursionLimit:
+    """``RecursionLimit`` located where ``e`` stopped the guest: its innermost guest frame."""
+    err = RecursionLimit(detail, value=limit)
     frames = tracebacks.frames_of(e)
     if frames:
         inner = frames[-1]
