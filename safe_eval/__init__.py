@@ -17,6 +17,7 @@ from safe_eval.errors import (
     SandboxUnavailable,
 )
 from safe_eval.limits import Limits
+from safe_eval.membrane.proxies import expose
 from safe_eval.policy import Policy
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ __all__ = [
     "SandboxError",
     "SandboxUnavailable",
     "check",
+    "expose",
     "refill",
     "safe_callable",
     "safe_eval",

@@ -92,9 +92,20 @@ def check(
 ) -> Report:
     """Run parse, scrub, restrict and the policy check on ``code``; execute nothing.
     ``env`` is what the host would pass to ``safe_eval``: its host functions are the tools
-    (their signatures place constant arguments for the tool rules), its other values are data;
-    a policy's allowed tools count as defined even when ``env`` does not name them."""
-    _program, diagnostics = analyse(code, policy, filename, _static_env(env or {}))
+    (their signatures place constant arguments for the tool rules), its other values are data
+    (a function or class the guest bound in an earlier step too, as at run time); a policy's
+    allowed tools count as defined even when ``env`` does not name them; an attribute of an
+    exposed object declared writable may be assigned (no R013)."""
+    static = _static_env(env or {})
+    tools = frozenset(k for k, v in static.items() if v is not None)
+    writable: frozenset[tuple[str, str]] = frozenset()
+    if env:
+        from safe_eval.membrane.crossing import enter_value
+        from safe_eval.membrane.proxies import Exposed, static_facts
+
+        exposed = {k: enter_value(v, policy, name=k) for k, v in env.items() if isinstance(v, Exposed)}
+        writable = static_facts(exposed)[1]
+    _program, diagnostics = analyse(code, policy, filename, static, tools, writable)
     text = decode_source(code)
     return Report(text if isinstance(text, str) else "", tuple(diagnostics), filename)
 

@@ -10,6 +10,9 @@
                                                      warning for each rule an earlier one shadows
     safe-eval sandbox doctor [--json]                which OS sandboxes work here
     safe-eval sandbox build-image                    build the container backend's image locally
+    safe-eval mcp [--policy P] [--sandbox S] [--return-mode xml|json]
+                                                     an MCP server on stdio (run_python_code,
+                                                     check_python); needs the ``mcp`` extra
     safe-eval batch JOBS.jsonl --out OUT.jsonl [--workers N] [--ray ADDRESS] [--sandbox S]
                                                      many jobs on every core (or Ray), JSON lines,
                                                      resumable (see safe_eval/batch/jsonl.py)
@@ -326,6 +329,23 @@ def _cmd_sandbox_build_image(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_mcp(args: argparse.Namespace) -> int:
+    try:
+        from safe_eval.integrations.mcp import serve
+    except ImportError as exc:
+        raise _Usage(f"the MCP server needs the mcp package: pip install 'safe-eval[mcp]' ({exc})") from exc
+    if args.sandbox is not None:
+        from safe_eval.errors import SafeEvalError
+        from safe_eval.sandbox.selection import normalize
+
+        try:
+            normalize(args.sandbox)
+        except SafeEvalError as exc:
+            raise _Usage(f"bad --sandbox: {exc}") from exc
+    serve(_policy(args.policy), sandbox=args.sandbox, return_mode=args.return_mode)
+    return EXIT_OK
+
+
 def _cmd_batch(args: argparse.Namespace) -> int:
     from safe_eval.batch import LocalPool, evaluate_iter
     from safe_eval.batch.jsonl import JobFileError, done_ids, read_jobs, write_outcomes
@@ -416,6 +436,12 @@ def _parser() -> argparse.ArgumentParser:
     build = sandbox_commands.add_parser("build-image", help="build the container backend's image")
     build.set_defaults(handler=_cmd_sandbox_build_image)
 
+    mcp = commands.add_parser("mcp", help="serve run_python_code and check_python over MCP (stdio)")
+    mcp.add_argument("--policy", metavar="P", help="a policy name or file (default: default)")
+    mcp.add_argument("--sandbox", metavar="S", help="run every call in this OS sandbox (as for run)")
+    mcp.add_argument("--return-mode", choices=("xml", "json"), default="xml",
+                     help="run_python_code's text: mcp-run-python's tags (default) or JSON")
+    mcp.set_defaults(handler=_cmd_mcp)
     batch = commands.add_parser("batch", help="evaluate a JSON-lines file of jobs on every core or on Ray")
     batch.add_argument("jobs", metavar="JOBS",
                        help='a JSON-lines file, a job a line: {"id", "code", "env", "limits"}')

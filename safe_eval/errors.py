@@ -119,7 +119,11 @@ def _caret(source_line: str, col: int | None, width: int = 1) -> list[str]:
 
 class SafeEvalError(Exception):
     """Root of every error safe-eval raises at its caller. ``filename``, ``line`` and ``col``
-    (1-based, None when unknown) and ``source_line`` say where in the guest code it happened."""
+    (1-based, None when unknown) and ``source_line`` say where in the guest code it happened.
+    ``stdout`` is what the guest printed before the error (the run that raised it sets it;
+    "" for an error before any guest code ran): the output an agent needs to repair a step."""
+
+    stdout: str = ""
 
     filename: str = "<safe-eval>"
     line: int | None = None

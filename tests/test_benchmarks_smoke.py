@@ -110,6 +110,10 @@ def test_a_missing_peer_says_not_installed(monkeypatch: pytest.MonkeyPatch, name
         return real_import(mod, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(builtins, "__import__", fake_import)
+    # a module another test imported already is found in sys.modules without __import__: a None
+    # entry makes importing it fail as a missing one does
+    for loaded in [m for m in sys.modules if m == module or m.startswith(module + ".")]:
+        monkeypatch.setitem(sys.modules, loaded, None)
     contender = next(c for c in all_contenders() if c.name == name)
     assert contender.unavailable() == "not installed"
 

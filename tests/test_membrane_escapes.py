@@ -80,7 +80,6 @@ BLOCKED = [
     ("mro_last_subclasses", f"class A: pass\ngetattr(getattr(A, {d('mro')})[-1], {d('subclasses')})()"),
     ("vars_of_host_object", "vars(account)"),
     ("vars_of_scope", "vars()"),
-    ("dir_of_scope", "dir()"),
     ("super_of_host_object", "super(int, 1)"),
     ("unicode_confusable_name", "getattr((), '\\uff3f\\uff3fclass\\uff3f\\uff3f')"),
     ("dict_view_mapping", "getattr({}.keys(), 'map' + 'ping')"),
@@ -96,6 +95,13 @@ def test_dynamic_escape_is_blocked(case: str, code: str) -> None:
         safe_eval(code, env)
     assert TOKEN not in str(info.value)
     assert HOSTOBJS.tampered() == []
+
+
+def test_dir_of_the_scope_lists_only_names_the_code_can_already_load() -> None:
+    env = HOSTOBJS.build_env(ENV_NAMES)
+    names = safe_eval("x = 1\ndir()", env)
+    assert names == sorted([*ENV_NAMES, "x"])
+    assert TOKEN not in repr(names)
 
 
 def test_allowed_introspection_still_works() -> None:

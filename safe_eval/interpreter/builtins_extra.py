@@ -73,6 +73,9 @@ def _merged() -> dict[str, Any]:
     # the membrane may supply a guarded ``super``; the zero-argument form calls whichever is
     # installed with (``__class__``, first argument)
     table.setdefault("super", HOST_SUPER)
+    # the guest's code is the main program, as ``python file.py`` runs it: a builtin rather than
+    # a global so it is never written back into the caller's env (restrict lets it be read only)
+    table["__name__"] = "__main__"
     return table
 
 

@@ -17,7 +17,7 @@ from safe_eval.interpreter.compile_base import CompilerBase
 from safe_eval.interpreter.functions import Function
 from safe_eval.interpreter.hostbases import builds_on_host_class, consumed
 from safe_eval.interpreter.identity import register_internal_type
-from safe_eval.interpreter.runtime import UNBOUND, Frame
+from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
 from safe_eval.interpreter.scopes import CELL, CLASSDEREF, FAST, GLOBAL, NAME, unbound_free, unbound_local
 from safe_eval.interpreter.specialize import CONST as CONST_OPERAND
 from safe_eval.interpreter.specialize import (
@@ -406,6 +406,8 @@ class ExprCompiler(CompilerBase):
         if (isinstance(node.func, ast.Name) and node.func.id == "super" and not node.args
                 and not node.keywords and self.scope.kind == "function"):
             return self._zero_arg_super(node)
+        if isinstance(node.func, ast.Name) and node.func.id == "dir" and not node.args and not node.keywords:
+            return self._zero_arg_dir()
         fn = self.expr(node.func)
         simple = not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args)
         if simple:
@@ -493,6 +495,34 @@ class ExprCompiler(CompilerBase):
                 raise RuntimeError("super(): empty __class__ cell") from None
             return fn(cls, load_first(f))
         return zsuper
+
+    def _zero_arg_dir(self) -> Ev:
+        """``dir()``: the names bound in the current scope, sorted, as CPython gives. Only what
+        the compiler resolved for this scope is read (slots, the class body, the globals' str
+        keys); dunder globals are left out, so no interpreter-held name is ever listed."""
+        load = self.load_name("dir")
+        scope = self.scope
+        kind = scope.kind
+        slots = sorted((n, i) for n, i in scope.slots.items() if not (n[:2] == "__" and n[-2:] == "__"))
+
+        def zdir(f: Frame) -> Any:
+            fn = load(f)
+            if fn is not BUILTINS["dir"]:
+                return call_value(f[1], fn, ())
+            if kind == "module":
+                return sorted(k for k in f[0] if type(k) is str and not (k[:2] == "__" and k[-2:] == "__"))
+            if kind == "class":
+                return sorted(k for k in f[3] if type(k) is str)
+            names = []
+            for name, i in slots:
+                v = f[i]
+                if type(v) is Cell:
+                    if hasattr(v, "v"):
+                        names.append(name)
+                elif v is not UNBOUND:
+                    names.append(name)
+            return names
+        return zdir
 
     # -- functions and comprehensions (defined with the statement compiler) ---------------
     def e_Lambda(self, node: ast.Lambda) -> Ev:

@@ -139,7 +139,10 @@ class Resumable:
         self._started = True
         try:
             cur = getcurrent()
-            g.parent = cur
+            try:
+                g.parent = cur
+            except ValueError:  # greenlet: "parent cannot be on a different thread"
+                raise self._moved() from None
             # the body sees the context of whoever resumes it (a greenlet starts with an empty
             # one), which is always its own run's (tested above): its tool calls are decided
             # and audited by the run that made it
@@ -158,6 +161,15 @@ class Resumable:
             return True, r
         self._park(frame)
         return False, r
+
+    def _moved(self) -> RuntimeError:
+        """A started body is suspended on its thread's greenlet, which cannot move: say so
+        (a guest-level error) instead of greenlet's."""
+        return RuntimeError(
+            f"this {self._kind()} was started on another thread than this resume runs on: "
+            "safe-eval runs generator bodies on greenlets, which cannot move between threads, "
+            "and a call from a thread other than the main one runs on a fresh thread; "
+            "consume it in the code that made it (e.g. return list(...))")
 
     def _park(self, frame: Frame) -> None:
         """Move the suspended body's frame contents (its globals, locals, cells: ``self`` of a

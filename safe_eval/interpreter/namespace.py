@@ -11,6 +11,12 @@ separate dict kept in sync with ``env`` in both directions:
 
 ``pairs[name] = (env value, guest value)`` records what each side held after the last sync.
 
+Tools are not state. The host's ``tools=`` are entered beneath ``env`` for each run
+(``sync_tools``): a name ``env`` holds (the host's data, or a function the guest defined in an
+earlier step) is never shadowed by a tool, and a tool is never written back into ``env``;
+``tools[name] = (host callable, entered Tool)``. A name the guest binds is session data, never a
+tool, even when it rebinds a tool's name.
+
 The registry holds the namespaces weakly: nothing outlives a run unless the host keeps it. A
 namespace lives while a guest object made in a run on it lives (a function, class or generator
 in ``env`` or returned, whose globals it is: each holds its run's ``Origin``, which keeps the
@@ -31,12 +37,13 @@ _MISSING: Any = object()
 
 
 class GuestNamespace:
-    __slots__ = ("env", "g", "pairs", "__weakref__")
+    __slots__ = ("env", "g", "pairs", "tools", "__weakref__")
 
     def __init__(self, env: Mapping[str, Any] | None) -> None:
         self.env = env
         self.g: dict[str, Any] = {}
         self.pairs: dict[str, tuple[Any, Any]] = {}
+        self.tools: dict[str, tuple[Any, Any]] = {}
 
     def sync_in(self, enter: Callable[..., Any], policy: Any) -> None:
         """Enter (``enter(value, policy, name=key)``) what ``env`` holds that the guest side
@@ -59,17 +66,49 @@ class GuestNamespace:
                 del pairs[k]
                 g.pop(k, None)
 
+    def sync_tools(self, tools: Mapping[str, Any] | None, enter_tool: Callable[..., Any],
+                   policy: Any) -> None:
+        """Give this run the host's ``tools`` (``enter_tool(fn, policy, name)``) under the names
+        ``env`` and the guest's earlier bindings leave free; take away the previous run's."""
+        held = self.tools
+        if not tools and not held:
+            return
+        g = self.g
+        now: dict[str, tuple[Any, Any]] = {}
+        for k, fn in (tools or {}).items():
+            known = held.get(k)
+            if k in g and (known is None or g[k] is not known[1]):
+                continue  # the session's own binding of this name wins
+            entered = known[1] if known is not None and known[0] is fn else enter_tool(fn, policy, k)
+            g[k] = entered
+            now[k] = (fn, entered)
+        for k, (_, entered) in held.items():
+            if k not in now and g.get(k, _MISSING) is entered:
+                del g[k]
+        self.tools = now
+
+    def bindings(self) -> dict[str, Any]:
+        """The guest namespace without this run's tools (what ``safe_exec`` returns)."""
+        tools, g = self.tools, self.g
+        if not tools:
+            return g
+        return {k: v for k, v in g.items() if k not in tools or tools[k][1] is not v}
+
     def sync_out(self) -> None:
-        env, g, pairs = self.env, self.g, self.pairs
+        env, g, pairs, tools = self.env, self.g, self.pairs, self.tools
         if not isinstance(env, dict):
             return
         for k, v in g.items():
             known = pairs.get(k)
             if known is not None and known[1] is v:
                 continue
+            if tools:
+                tool = tools.get(k)
+                if tool is not None and tool[1] is v:
+                    continue  # a tool, not the session's state
             env[k] = v
             pairs[k] = (v, v)
-        if len(pairs) > len(g):
+        if len(pairs) > len(g) - len(tools):
             for k in [k for k in pairs if k not in g]:
                 del pairs[k]
                 env.pop(k, None)

@@ -208,6 +208,8 @@ def repr_bytes(obj: Any) -> int:
             # the containers ``sharing.children`` can walk, subclasses and views included
             items = children(x)
             if items is None:
+                items = host_container_members(x)  # slice, deque ...: what their repr writes
+            if items is None:
                 continue
             seen += 1
             if seen > _REPR_WALK:
@@ -218,3 +220,39 @@ def repr_bytes(obj: Any) -> int:
     if todo:  # the walk stopped early: shared parts can make the text exponentially long
         total = max(total, 2 * expanded_nodes(obj))
     return total if total > _REPR_FREE else 0
+
+
+def host_container_members(x: Any) -> list[Any] | None:
+    """The members the C (or stdlib) ``repr`` of a host container writes, read without running
+    guest code, for the exact host container types besides the builtin ones (``slice``,
+    ``deque``, dict views, the ``dict`` subclasses of ``collections``); None for anything else."""
+    t = type(x)
+    if t is slice:
+        return [x.start, x.stop, x.step]
+    if t in _VIEW_TYPES:
+        return list(x.mapping.items()) if t is _ITEMS else list(x)
+    name = _COLLECTIONS.get(t)
+    if name is None:
+        return None
+    if name == "deque":
+        return list(x)
+    if name == "ChainMap":
+        return list(x.maps)
+    if name in ("UserList", "UserDict"):
+        return [x.data]
+    return [*dict.keys(x), *dict.values(x)]  # OrderedDict, defaultdict, Counter
+
+
+_ITEMS: type = type({}.items())
+_VIEW_TYPES: tuple[type, ...] = (type({}.keys()), type({}.values()), _ITEMS)
+_COLLECTIONS: dict[type, str] = {}
+
+
+def _register_collections() -> None:
+    import collections
+
+    for name in ("deque", "OrderedDict", "defaultdict", "Counter", "ChainMap", "UserList", "UserDict"):
+        _COLLECTIONS[getattr(collections, name)] = name
+
+
+_register_collections()

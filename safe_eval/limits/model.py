@@ -9,6 +9,9 @@ from safe_eval._record import Frozen, Record
 
 __all__ = ["Limits"]
 
+# a field left out (``None`` is a mistake, refused as before: only a dict override may say it)
+_UNSET: Any = object()
+
 # What each field means, for error messages.
 _UNITS = {
     "time": "seconds (wall clock)",
@@ -23,12 +26,17 @@ class Limits(Frozen, Record):
     """Time in seconds (wall clock), ops as a deterministic count, memory and output in bytes,
     recursion in guest frames. ``None`` on a field of an override means "keep the base value".
 
+    A ``Limits`` remembers which fields its caller gave: merged onto a base (an ``Evaluator``'s
+    policy limits, a run's limits), only those replace the base's, as a dict override does, so
+    ``Evaluator("strict", Limits(time=1.0))`` keeps strict's ops, memory, recursion and output.
+    Fields left out take the defaults below when the object is used on its own.
+
     Every field must be a positive number (``time`` may be a float, the rest are ints); a bad
     value raises ``TypeError``/``ValueError`` naming the field, at construction.
 
     A frozen, hashable value (a plain class, not a dataclass: see ``safe_eval._record``)."""
 
-    __slots__ = ("time", "ops", "memory", "recursion", "output")
+    __slots__ = ("time", "ops", "memory", "recursion", "output", "given")
     _fields = ("time", "ops", "memory", "recursion", "output")
     __match_args__ = ("time", "ops", "memory", "recursion", "output")
 
@@ -37,25 +45,33 @@ class Limits(Frozen, Record):
     memory: int
     recursion: int
     output: int
+    # the fields the caller gave (the ones a merge onto a base replaces); not compared
+    given: frozenset[str]
 
     def __init__(
         self,
-        time: float = 3.0,
-        ops: int = 10_000_000,
-        memory: int = 256 * 1024 * 1024,
-        recursion: int = 1000,
-        output: int = 64 * 1024,
+        time: float = _UNSET,
+        ops: int = _UNSET,
+        memory: int = _UNSET,
+        recursion: int = _UNSET,
+        output: int = _UNSET,
     ) -> None:
+        given = []
         for name, value in zip(self._fields, (time, ops, memory, recursion, output), strict=True):
-            _validate(name, value)
+            if value is _UNSET:
+                value = _DEFAULTS[name]
+            else:
+                _validate(name, value)
+                given.append(name)
             object.__setattr__(self, name, value)
+        object.__setattr__(self, "given", frozenset(given))
 
     def merged(self, override: Limits | dict[str, Any] | None) -> Limits:
         """This limits object with the fields of ``override`` that are set replacing ours."""
         if override is None:
             return self
         if isinstance(override, Limits):
-            return override
+            override = {name: getattr(override, name) for name in override.given}
         unknown = sorted(set(override) - set(_UNITS))
         if unknown:
             raise TypeError(f"unknown limit(s) {', '.join(unknown)}; known: {', '.join(_UNITS)}")
@@ -71,6 +87,15 @@ class Limits(Frozen, Record):
 
     def to_dict(self) -> dict[str, float | int]:
         return {name: getattr(self, name) for name in self._fields}
+
+
+_DEFAULTS: dict[str, float | int] = {
+    "time": 3.0,
+    "ops": 10_000_000,
+    "memory": 256 * 1024 * 1024,
+    "recursion": 1000,
+    "output": 64 * 1024,
+}
 
 
 def _validate(name: str, value: object) -> None:

@@ -24,6 +24,7 @@ Registration goes through ``register_methods``/``register_routine``, never by wr
 from __future__ import annotations
 
 import builtins
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -35,6 +36,7 @@ from safe_eval.limits.guards import (
     stdlib_guarded_methods,
 )
 from safe_eval.limits.slots import slot_guards, stdlib_slot_guards
+from safe_eval.limits.stdlib_routines import stdlib_routine_guards, time_strftime
 
 __all__ = [
     "OWNERS",
@@ -46,6 +48,7 @@ __all__ = [
     "register_methods",
     "register_routine",
     "register_stdlib",
+    "slot_price",
     "super_price",
 ]
 
@@ -75,6 +78,17 @@ def method_price(owner: type, name: str) -> Guard | None:
         return None
     routine = owner.__dict__.get(name)
     return None if routine is None else ROUTINES.get(routine)
+
+
+def slot_price(tp: type, name: str) -> Guard | None:
+    """The guard of the routine ``tp.name`` resolves to (the first class in its MRO defining
+    ``name``), or None when that routine is free (or a guest class defines it)."""
+    if OWNERS.isdisjoint(tp.__mro__):
+        return None
+    for klass in tp.__mro__:
+        if name in klass.__dict__:
+            return method_price(klass, name)
+    return None
 
 
 def inherits_priced(tp: type) -> bool:
@@ -122,6 +136,8 @@ def register_stdlib() -> None:
         register_methods(owner, table)
     for owner, table in stdlib_guarded_methods().items():
         register_methods(owner, table)
+    for owner, table in stdlib_routine_guards().items():
+        register_methods(owner, table)
 
 
 def _register_builtins() -> None:
@@ -137,6 +153,7 @@ def _register_builtins() -> None:
         module = __import__(module_name)
         for attr, guard in attrs.items():
             register_routine(getattr(module, attr), guard)
+    register_routine(time.strftime, time_strftime)
 
 
 _register_builtins()

@@ -17,7 +17,8 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["BIG_STACK_THREAD", "MIN_STACK", "call_with_stack", "host_recursion_cap", "stack_for"]
+__all__ = ["BIG_STACK_THREAD", "MIN_STACK", "call_with_stack", "host_recursion_cap", "stack_for",
+           "start_with_stack"]
 
 # the name of the threads call_with_stack starts: a run already on one needs no other
 BIG_STACK_THREAD = "safe-eval"
@@ -54,6 +55,15 @@ def call_with_stack(fn: Callable[..., T], *args: Any, stack_bytes: int = MIN_STA
         except BaseException as exc:  # re-raised in the caller's thread
             error.append(exc)
 
+    start_with_stack(target, stack_bytes).join()
+    if error:
+        raise error[0]
+    return result[0]  # type: ignore[no-any-return]
+
+
+def start_with_stack(target: Callable[[], None], stack_bytes: int = MIN_STACK) -> threading.Thread:
+    """Start ``target()`` on a fresh daemon thread named ``BIG_STACK_THREAD`` with a
+    ``stack_bytes`` C stack, and return the thread (for a caller with other work while it runs)."""
     with _stack_lock:
         old = threading.stack_size(stack_bytes)
         try:
@@ -61,7 +71,4 @@ def call_with_stack(fn: Callable[..., T], *args: Any, stack_bytes: int = MIN_STA
             thread.start()
         finally:
             threading.stack_size(old)
-    thread.join()
-    if error:
-        raise error[0]
-    return result[0]  # type: ignore[no-any-return]
+    return thread

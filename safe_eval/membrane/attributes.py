@@ -23,6 +23,7 @@ keep their meaning); messages name the type, never the object's repr (it could h
 
 from __future__ import annotations
 
+import collections
 import types
 import unicodedata
 from typing import Any
@@ -508,6 +509,12 @@ def register_guarded_methods(owner: type, table: dict[str, Any]) -> None:
 
 
 register_guarded_methods(str, {"format": safe_format, "format_map": safe_format_map})
+# UserString's format/format_map are host Python calling the raw ``str.format`` on ``self.data``
+# (``UserString('{0.__init__.__globals__}').format(x)`` printed host module globals)
+register_guarded_methods(collections.UserString, {
+    "format": lambda self, /, *args, **kwargs: safe_format(self.data, *args, **kwargs),
+    "format_map": lambda self, mapping, /: safe_format_map(self.data, mapping),
+})
 
 
 def _guard_stdlib_types() -> None:

@@ -27,7 +27,7 @@ from typing import Any
 
 from safe_eval.context import current_context
 from safe_eval.interpreter.identity import is_guest_class
-from safe_eval.limits.guards import GUARDED_BUILTINS, recursion_guard
+from safe_eval.limits.guards import GUARDED_BUILTINS, g_text, recursion_guard
 from safe_eval.membrane.admission import register_guest_visible
 from safe_eval.membrane.allowlists import GUEST_INSTANCE_DUNDERS, GUEST_TYPE_DUNDERS
 from safe_eval.membrane.attributes import del_attr, get_attr, readable, set_attr
@@ -142,7 +142,7 @@ def guest_print(*args: Any, sep: Any = " ", end: Any = "\n", file: Any = None, f
         raise TypeError(f"sep must be None or a string, not {type(sep).__name__}")
     if not isinstance(end, str):
         raise TypeError(f"end must be None or a string, not {type(end).__name__}")
-    parts = [str(a) for a in args]
+    parts = [g_text(a) for a in args]  # priced like str(): shared nested data, escaping
     ctx = current_context()
     if ctx is not None:
         # size first: a huge sep/end times many args must not be joined before the check

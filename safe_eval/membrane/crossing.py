@@ -36,6 +36,7 @@ from safe_eval.context import current_context
 from safe_eval.errors import SafeEvalError
 from safe_eval.interpreter.identity import GUEST_REFS, is_guest_class, is_guest_made
 from safe_eval.limits.guards import check_format_spec, price_text
+from safe_eval.limits.routines import slot_price
 from safe_eval.membrane import allowlists
 from safe_eval.membrane.admission import admitted, register_membrane_type
 from safe_eval.membrane.allowlists import FORBIDDEN_VALUE_TYPES, HOST_TYPE_NAMES, PLAIN_SCALARS
@@ -50,13 +51,14 @@ from safe_eval.membrane.proxies import (
     declared,
     host_exception_class,
     host_iterator,
+    is_tool,
     proxy,
     refused,
     tool,
 )
 from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, is_own_class, reveal_type
 
-__all__ = ["enter_call_args", "enter_env", "enter_value", "format_value", "guest_exception",
+__all__ = ["enter_call_args", "enter_env", "enter_tool", "enter_value", "format_value", "guest_exception",
            "register_guest_function_type"]
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
@@ -157,6 +159,19 @@ def enter_call_args(
 def enter_env(env: collections.abc.Mapping[str, Any], policy: Any = None) -> dict[str, Any]:
     """Every value of an env mapping entered under its own name."""
     return {k: enter_value(v, policy, name=k) for k, v in env.items()}
+
+
+def enter_tool(fn: Any, policy: Any, name: str) -> Any:
+    """A host callable the host gave as a tool (``tools=``), entered under ``name``: always a
+    tool the policy decides by that name, never a guest-made function or a builtin passed as it
+    is (those are not the host's tools: pass them in ``env``). A host mistake is a TypeError."""
+    if type(name) is not str or not name.isidentifier():
+        raise TypeError(f"tool names must be identifiers, not {name!r}")
+    entered = _enter(fn, policy, name, 0) if callable(fn) else None
+    if not is_tool(entered):
+        raise TypeError(f"tool '{name}' must be a host function or class, not {type(fn).__name__} "
+                        "(pass data and guest-made functions in env)")
+    return entered
 
 
 def _enter(value: Any, policy: Any, name: str | None, depth: int) -> Any:
@@ -369,5 +384,8 @@ def format_value(value: Any, spec: str = "") -> str:
                 raise TypeError(f"format() argument 2 must be str, not {type(spec).__name__}")
             spec = str.__str__(spec)
         check_format_spec(spec)
+        priced = slot_price(type(value), "__format__")  # format(date, '%c' * 10**7): strftime
+        if priced is not None:
+            return priced(value, spec)  # type: ignore[no-any-return]
     price_text(value)  # format(x, '') is str(x): escaping nested data can multiply it
     return format(value, spec)

@@ -36,16 +36,21 @@ None of these classes can be built by guest code: their constructors require ``_
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from safe_eval import rules
 from safe_eval.errors import PolicyViolation, SafeEvalError
 from safe_eval.interpreter.annotations import register_stand_in
+from safe_eval.membrane.admission import register_membrane_type
+from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, register_type_view
+from safe_eval.policy.plain import register_handle
 
 __all__ = [
-    "Exposed", "HostExceptionClass", "HostIterator", "HostProxy", "Refused", "Tool",
-    "exception_class", "expose", "is_host_exception_class", "refusal",
+    "Exposed", "HostClassView", "HostExceptionClass", "HostIterator", "HostProxy", "Refused", "Tool",
+    "exception_class", "expose", "host_original", "is_host_exception_class", "is_tool", "refusal",
+    "static_facts",
 ]
 
 _KEY = object()
@@ -99,6 +104,14 @@ class Tool:
 
     def __repr__(self) -> str:
         return f"<tool {self._name}>"
+
+    # ``isinstance(x, Order)`` with ``Order`` a host class the host put in env (a tool: calling
+    # it constructs one): true for proxies of its instances; no guest code runs
+    def __instancecheck__(self, obj: Any) -> bool:
+        return _is_instance(obj, _class_of_tool(self))
+
+    def __subclasscheck__(self, cls: Any) -> bool:
+        return _is_subclass(cls, _class_of_tool(self))
 
     def __safe_eval_getattr__(self, name: str) -> Any:
         if name in ("__name__", "__qualname__"):
@@ -204,7 +217,20 @@ class HostProxy:
         self._label = owner.__name__
 
     def __repr__(self) -> str:
-        return f"<{self._label} object>"
+        obj = self._obj
+        if isinstance(obj, type):
+            return f"<class '{self._label}'>"
+        names = sorted(self._decl.attrs | self._decl.writable)[:_SHOWN_ATTRS]
+        if not names:
+            return f"<{self._label} object>"
+        return f"{self._label}({', '.join(f'{n}={_shown(obj, n)}' for n in names)})"
+
+    # ``isinstance(x, Order)`` with ``Order`` an exposed host class
+    def __instancecheck__(self, obj: Any) -> bool:
+        return _is_instance(obj, _class_of_proxy(self))
+
+    def __subclasscheck__(self, cls: Any) -> bool:
+        return _is_subclass(cls, _class_of_proxy(self))
 
     def __safe_eval_getattr__(self, name: str) -> Any:
         from safe_eval.membrane.crossing import enter_value
@@ -245,6 +271,101 @@ class HostProxy:
         else:
             return
         raise error
+
+
+# How an exposed object prints: its host class name and the attributes the host declared
+# readable, ``Order(id=7, total=99.5)``. Not the host's own ``__repr__``, which may show what
+# the host did not expose; a value that is not a plain scalar shows as its type name, and each
+# repr is bounded (``reprlib``), so printing costs about what reading the attributes does.
+_SHOWN_ATTRS = 8
+_SHOWN_SCALARS = (bool, int, float, complex, str, bytes, type(None))
+
+
+def _shown(obj: object, name: str) -> str:
+    import reprlib
+
+    try:
+        value = getattr(obj, name)  # a declared readable attribute of the host's own object
+        if type(value) in _SHOWN_SCALARS:
+            return reprlib.repr(value)
+        return f"<{type(value).__name__}>"
+    except Exception:  # a failing host property, a too-long int: the repr still prints
+        return "<?>"
+
+
+class HostClassView(OpaqueType):
+    """``type(p)`` of a proxy ``p``: its host class as the guest may see it, named like it
+    (``type(order).__name__ == "Order"``), equal to that class as the host gave it (exposed
+    or as a tool), true in ``isinstance`` for proxies of its instances; not callable, not
+    walkable (an ``OpaqueType``)."""
+
+    __slots__ = ()
+
+    def __instancecheck__(self, obj: object) -> bool:
+        return _is_instance(obj, self._real)
+
+    def __eq__(self, other: object) -> bool:
+        return _stands_for(other) is self._real
+
+    def __hash__(self) -> int:
+        return hash(self._real)
+
+
+register_membrane_type(HostClassView)
+_views: weakref.WeakKeyDictionary[type, HostClassView] = weakref.WeakKeyDictionary()
+
+
+def _type_of_proxy(p: HostProxy) -> Any:
+    obj = p._obj
+    if isinstance(obj, type):  # an exposed class: its type is a metaclass, shown as ``type``
+        return GUARDED_TYPE
+    cls = type(obj)
+    view = _views.get(cls)
+    if view is None:
+        view = _views[cls] = HostClassView(cls)
+    return view
+
+
+register_type_view(HostProxy, _type_of_proxy)
+
+
+def _stands_for(value: object) -> type | None:
+    """The host class a guest-held value names: a type view's, an exposed class's, a class
+    tool's (None for anything else)."""
+    tp = type(value)
+    if tp is HostClassView or tp is OpaqueType:
+        return value._real  # type: ignore[attr-defined, no-any-return]
+    if tp is HostProxy and isinstance(value._obj, type):  # type: ignore[attr-defined]
+        return value._obj  # type: ignore[attr-defined]
+    if tp is Tool and isinstance(value._fn, type):  # type: ignore[attr-defined]
+        return value._fn  # type: ignore[attr-defined]
+    return None
+
+
+def _class_of_tool(t: Tool) -> type:
+    if not isinstance(t._fn, type):
+        raise TypeError("isinstance() arg 2 must be a type, a tuple of types, or a union")
+    return t._fn
+
+
+def _class_of_proxy(p: HostProxy) -> type:
+    if not isinstance(p._obj, type):
+        raise TypeError("isinstance() arg 2 must be a type, a tuple of types, or a union")
+    return p._obj
+
+
+def _is_instance(obj: object, cls: type) -> bool:
+    """Only proxies hold instances of host classes; host object and class are the host's own."""
+    return isinstance(obj, HostProxy) and type(obj) is HostProxy and isinstance(obj._obj, cls)
+
+
+def _is_subclass(cls: object, host_cls: type) -> bool:
+    real = _stands_for(cls)
+    if real is None:
+        if not isinstance(cls, type):
+            raise TypeError("issubclass() arg 1 must be a class")
+        return False  # a guest or builtin class is no subclass of a host class the guest cannot extend
+    return issubclass(real, host_cls)
 
 
 class HostIterator:
@@ -316,6 +437,30 @@ def _tool_class(t: Tool) -> Any:
 register_stand_in(Tool, _tool_class)
 
 
+def is_tool(value: object) -> bool:
+    """Whether an entered value is a tool: a call of it is one the policy decides (a ``Refused``
+    callable counts, so the static check reports its calls as the run would refuse them)."""
+    return type(value) in _TOOL_TYPES
+
+
+_TOOL_TYPES = frozenset({Tool, HostExceptionClass, Refused})
+
+
+def static_facts(entered: Mapping[str, Any]) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+    """What the static checks may know of an entered namespace: the names that are tools (their
+    calls are held against the policy's tool rules) and the (name, attribute) pairs of exposed
+    objects the host declared writable (not an R013)."""
+    tools: list[str] = []
+    writable: list[tuple[str, str]] = []
+    for k, v in entered.items():
+        tp = type(v)
+        if tp in _TOOL_TYPES:
+            tools.append(k)
+        elif tp is HostProxy and v._decl.writable:
+            writable += [(k, a) for a in v._decl.writable]
+    return frozenset(tools), frozenset(writable)
+
+
 def tool(name: str, fn: Callable[..., Any]) -> Tool:
     return Tool(_KEY, name, fn)
 
@@ -334,3 +479,30 @@ def host_iterator(it: Iterator[Any]) -> HostIterator:
 
 def refused(what: str, why: str) -> Refused:
     return Refused(_KEY, what, why)
+
+
+def host_original(value: Any) -> Any:
+    """The host's own object behind a membrane wrapper, for host code receiving guest results
+    (a tool's function or class, an exposed object, a curated module's host module); ``value``
+    itself when it is no wrapper. Never reached by the guest:
+    it hands the guest nothing, it gives the host back what the host put in."""
+    tp = type(value)
+    if tp is Tool or tp is HostExceptionClass:
+        return value._fn
+    if tp is HostProxy:
+        return value._obj
+    from safe_eval.membrane.modules._module import CuratedModule
+
+    if tp is CuratedModule:
+        import sys
+
+        module = sys.modules.get(CuratedModule.name_of(value))
+        if module is not None:
+            return module
+    return value
+def _proxied(handle: HostProxy) -> Any:
+    return handle._obj
+
+
+# a proxy handed back to a tool is the host's own object again (the one door out, policy/plain.py)
+register_handle(HostProxy, _proxied)

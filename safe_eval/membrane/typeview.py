@@ -16,13 +16,15 @@ The last two become an ``OpaqueType``: named, comparable, usable in ``isinstance
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from safe_eval.interpreter.identity import is_curated_type, is_guest_class
 from safe_eval.membrane.admission import is_guest_visible, register_membrane_type
 from safe_eval.membrane.allowlists import HOST_TYPE_NAMES
 
-__all__ = ["GUARDED_TYPE", "GuardedType", "OpaqueType", "allow_construction", "is_own_class", "reveal_type"]
+__all__ = ["GUARDED_TYPE", "GuardedType", "OpaqueType", "allow_construction", "is_own_class",
+           "register_type_view", "reveal_type"]
 
 
 class _TypeLike:
@@ -66,9 +68,13 @@ class GuardedType(_TypeLike):
 
     def __call__(self, *args: object, **kwargs: object) -> Any:
         if len(args) == 1 and not kwargs:
-            if isinstance(args[0], _TypeLike):  # a stand-in is a class to the guest: its type is type
+            obj = args[0]
+            if isinstance(obj, _TypeLike):  # a stand-in is a class to the guest: its type is type
                 return GUARDED_TYPE
-            return reveal_type(type(args[0]))
+            view = _TYPE_OF.get(type(obj))
+            if view is not None:  # a membrane object standing for a host object
+                return view(obj)
+            return reveal_type(type(obj))
         raise TypeError(
             "type() takes 1 argument in safe-eval: the 3-argument form is not allowed; "
             "use a class statement instead"
@@ -89,6 +95,15 @@ class OpaqueType(_TypeLike):
 
 
 GUARDED_TYPE = GuardedType()
+
+# ``type(x)`` of a membrane object that stands for a host object (a proxy shows its host class),
+# registered by the module that owns the class (``register_type_view``)
+_TYPE_OF: dict[type, Callable[[Any], Any]] = {}
+
+
+def register_type_view(cls: type, view: Callable[[Any], Any]) -> None:
+    """Let ``type(x)`` of an instance ``x`` of the membrane class ``cls`` answer ``view(x)``."""
+    _TYPE_OF[cls] = view
 
 _opaque: weakref.WeakKeyDictionary[type, OpaqueType] = weakref.WeakKeyDictionary()
 

@@ -1,6 +1,6 @@
 """Static policy check: what the policy forbids and the code already shows, all reported at once.
 
-    check_policy(tree, policy, env_names) -> list[Diagnostic]        (stage "policy")
+    check_policy(tree, policy, env_names, tool_names) -> list[Diagnostic]   (stage "policy")
 
     T001 import-not-allowed     ``import os``, ``from x import y`` outside ``policy.imports``,
                                 relative imports (``from __future__ import ...`` is always
@@ -18,8 +18,12 @@
                                 WARNING, since the guest meets it as a PermissionError it may catch
 
 ``env_names`` may be the env mapping itself: its callables then bind positional arguments by
-their signatures, exactly as at run time. Arguments that are not constants are unknown here;
-only denials certain whatever their values are reported (the run-time check sees the rest).
+their signatures, exactly as at run time. ``tool_names`` are the env names that are tools (the
+host's callables, entered by the membrane as ``Tool``s); the others are the session's data,
+including functions and classes the guest bound in an earlier step, which are never checked
+against tool rules (``None``: every env name may be a tool). Arguments that are not constants
+are unknown here; only denials certain whatever their values are reported (the run-time check
+sees the rest).
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from safe_eval import rules
@@ -49,13 +53,15 @@ __all__ = ["check_policy", "defined_names"]
 _INTERPRETER_BUILTINS = frozenset({"super", "print", "eval", "exec", "type", "isinstance", "iter", "next"})
 
 
-def check_policy(tree: ast.Module, policy: Any, env_names: Iterable[str] = ()) -> list[Diagnostic]:
+def check_policy(tree: ast.Module, policy: Any, env_names: Iterable[str] = (),
+                 tool_names: Iterable[str] | None = None) -> list[Diagnostic]:
     pol = resolve_policy(policy)
     env: Mapping[str, Any] = env_names if isinstance(env_names, Mapping) else dict.fromkeys(env_names)
+    tools = env.keys() if tool_names is None else frozenset(tool_names)
     nodes = _walk(tree)
     out: list[Diagnostic] = []
     out += _check_imports(nodes, pol)
-    out += _check_calls(nodes, pol, env)
+    out += _check_calls(nodes, pol, env, tools)
     out.sort(key=lambda d: (d.line, d.col))
     return out
 
@@ -154,7 +160,8 @@ def _builtin_names() -> frozenset[str]:
 # Calls
 
 
-def _check_calls(nodes: list[ast.AST], policy: Policy, env: Mapping[str, Any]) -> list[Diagnostic]:
+def _check_calls(nodes: list[ast.AST], policy: Policy, env: Mapping[str, Any],
+                 tools: Collection[str]) -> list[Diagnostic]:
     defined, star = _defined(nodes)
     builtins = _builtin_names()
     out = []
@@ -166,7 +173,8 @@ def _check_calls(nodes: list[ast.AST], policy: Policy, env: Mapping[str, Any]) -
         if name in defined:
             continue  # the guest's own function (even if it shadows a tool)
         if name in env or _policy_tool(policy, name):
-            if policy.tools:
+            # session data (a helper, an import of an earlier step) is no tool
+            if policy.tools and (name in tools or name not in env):
                 diag = _check_tool_call(node, name, policy, env)
                 if diag is not None:
                     out.append(diag)

@@ -1,12 +1,16 @@
 """The checked program handed to the interpreter, and the static pipeline that builds it.
 
-    analyse(source, policy=None, filename, env_names=()) -> (Program | None, [Diagnostic])
+    analyse(source, policy=None, filename, env_names=(), tool_names=None, writable=())
+        -> (Program | None, [Diagnostic])
         parse -> compile check -> scrub -> restrict -> policy_check.check_policy; every stage
         runs and every diagnostic is returned (sorted by position). The Program is None when
         there is an error (warnings alone do not stop the code).
-    build_program(source, policy, filename, env_names=()) -> Program    raises PolicyViolation
+    build_program(source, policy, filename, env_names=(), tool_names=None, writable=()) -> Program
+        raises PolicyViolation
 
-``build_program`` is memoised in an LRU keyed by (source, filename, policy, env names), so a
+``tool_names``: which env names are tools (see ``policy_check``); ``writable``: the (env name,
+attribute) pairs the host declared writable (see ``restrict``, R013). ``build_program`` is
+memoised in an LRU keyed by (source, filename, policy, env names, tool names, writable), so a
 loop that re-evaluates the same text skips every stage (and, through ``Program.compiled``,
 the interpreter's compilation too). A Program is shared between the calls that hit the cache:
 nobody may mutate its tree. The LRU is bounded in bytes (``pipeline/cache.py``: each Program
@@ -79,6 +83,8 @@ def analyse(
     policy: Any = None,
     filename: str = "<safe-eval>",
     env_names: Iterable[str] = (),
+    tool_names: Iterable[str] | None = None,
+    writable: frozenset[tuple[str, str]] = frozenset(),
 ) -> tuple[Program | None, list[Diagnostic]]:
     """Run every static stage; never executes guest code. Never raises for bad code (only
     ``InternalError`` for a bug in a stage, or the policy resolver's own errors)."""
@@ -93,10 +99,10 @@ def analyse(
     try:
         diagnostics = compile_errors(parsed.tree, parsed.source)  # before scrub edits the tree
         annotations = scrub(parsed.tree, parsed.source)
-        diagnostics += restrict(parsed.nodes, parsed.source)
+        diagnostics += restrict(parsed.nodes, parsed.source, writable=writable)
         # a mapping keeps its values: tools bind arguments by signature, data is not a tool
         env = env_names if isinstance(env_names, Mapping) else tuple(env_names)
-        diagnostics += check_policy(parsed.tree, resolved, env)
+        diagnostics += check_policy(parsed.tree, resolved, env, tool_names)
     except SafeEvalError:
         raise
     except Exception as exc:  # a bug in a stage must not surface as an arbitrary exception
@@ -117,6 +123,8 @@ def build_program(
     policy: Any = None,
     filename: str = "<safe-eval>",
     env_names: Iterable[str] = (),
+    tool_names: Iterable[str] | None = None,
+    writable: frozenset[tuple[str, str]] = frozenset(),
     *,
     cache: bool = True,
 ) -> Program:
@@ -124,9 +132,10 @@ def build_program(
     ``PolicyViolation`` with every diagnostic when the code breaks a rule. ``cache=False``
     (guest ``exec``/``eval`` strings) neither reads nor fills the LRU."""
     names = frozenset(env_names)
+    tools = None if tool_names is None else frozenset(tool_names)
     key: Hashable = None
     if cache and isinstance(source, (str, bytes)) and isinstance(policy, Hashable):
-        key = (source, policy, filename, names)
+        key = (source, policy, filename, names, tools, writable)
         try:
             hit = _CACHE.get(key)
         except TypeError:  # an unhashable policy
@@ -135,7 +144,7 @@ def build_program(
             _CACHE.move_to_end(key)
             program: Program = hit
             return program
-    built, found = analyse(source, policy, filename, names)
+    built, found = analyse(source, policy, filename, names, tools, writable)
     if built is None:
         text = decode_source(source)
         raise PolicyViolation(tuple(found), text if isinstance(text, str) else "", filename=filename)

@@ -39,7 +39,9 @@ Rules ADDED:
     ``match`` class patterns ``case C(__class__=c)``, format templates (``'{0.__globals__}'
     .format``, ``Formatter().vformat``, f-string format specs);
   - forbidden dunder definitions with their reason (R006); ``type(name, bases, dict)`` (R008);
-  - attribute writes on objects the code does not own (R013): ``math.pi = 3``.
+  - attribute writes on objects the code does not own (R013): ``math.pi = 3``; except an
+    attribute of an env object the host declared writable (``expose(order, writable=["status"])``
+    lets ``order.status = "paid"`` through, to the membrane's decided write).
 
 Node types newer than 3.10, reviewed one by one (``DENIED_NODES`` holds the refusals):
 
@@ -263,8 +265,12 @@ class SafeEvalRules(RestrictingNodeTransformer):
 
     _table: dict[type[ast.AST], Handler | None] = {}
 
-    def __init__(self, source: str = "", *, nested: int = 0) -> None:
+    def __init__(self, source: str = "", *, nested: int = 0,
+                 writable: frozenset[tuple[str, str]] = frozenset()) -> None:
         super().__init__(errors=[], warnings=[], used_names={})
+        # (env name, attribute) pairs the host declared writable (``expose(..., writable=)``):
+        # ``order.status = v`` on them is the membrane's decided write, not an R013
+        self.writable = writable
         self.diagnostics: list[Diagnostic] = []
         self.spans = _Spans(source)
         self.nested = nested
@@ -362,7 +368,7 @@ class SafeEvalRules(RestrictingNodeTransformer):
                 continue
             root = self._roots.get((id(node), name)) or None
             foreign = root is None or root in imported or root not in bound
-            if not foreign:
+            if not foreign or (kind == "write" and _declared_writable(node, root, name, self.writable)):
                 continue
             span = self._spans.get((id(node), name))
             if span is None and isinstance(node, ast.Attribute):
@@ -598,9 +604,19 @@ def _all_node_types() -> list[type[ast.AST]]:
 SafeEvalRules._table = SafeEvalRules.build_table()
 
 
-def restrict(nodes: Iterable[ast.AST], source: str = "", *, nested: int = 0) -> list[Diagnostic]:
-    """Check parsed nodes (pre-order, as ``parse`` returns them); every violation, sorted."""
-    return SafeEvalRules(source, nested=nested).check(nodes)
+def restrict(nodes: Iterable[ast.AST], source: str = "", *, nested: int = 0,
+             writable: frozenset[tuple[str, str]] = frozenset()) -> list[Diagnostic]:
+    """Check parsed nodes (pre-order, as ``parse`` returns them); every violation, sorted.
+    ``writable``: (env name, attribute) pairs the host declared writable."""
+    return SafeEvalRules(source, nested=nested, writable=writable).check(nodes)
+
+
+def _declared_writable(node: ast.AST, root: str | None, name: str,
+                       writable: frozenset[tuple[str, str]]) -> bool:
+    """``root.name = v`` written directly on an env name whose ``name`` the host declared
+    writable (the run-time write is still decided by the policy: ``HostProxy``)."""
+    return (root is not None and (root, name) in writable and isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name) and node.value.id == root)
 
 
 def restrict_text(text: str, *, nested: int = 0) -> list[Diagnostic]:

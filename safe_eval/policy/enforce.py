@@ -7,8 +7,8 @@ function. ``call_tool``:
 1. normalises the call (``outbound.OutboundCall``): exact ``str`` keyword names, every value a
    plain copy made without running guest code, the arguments placed by the host function's
    real signature when a rule names them;
-2. decides it against the running policy (``Policy.decide_call``) and tells the audit hook what
-   was decided on;
+2. decides it against the running policy (``Policy.decide_call``) and tells the audit hook and
+   the ``safe_eval`` logger what was decided on (``safe_eval.audit.report``);
 3. on an allow, calls the host function with exactly the decided values (``host_args()``) and
    returns its raw result (the membrane passes it back through itself); on a denial the host
    function is never called: ``PolicyViolation`` at the caller, or a ``PermissionError`` the
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from safe_eval import rules
+from safe_eval.audit import report
 from safe_eval.context import current_context
 from safe_eval.diagnostics import Diagnostic
 from safe_eval.errors import InternalError, PolicyViolation
@@ -76,8 +77,7 @@ def call_tool(
     # (a tool may switch to another greenlet, where an interrupt would hit another request)
     paused = host_code()
     try:
-        if audit is not None:
-            audit(ToolEvent(name, host_args, host_kwargs, decision))
+        report(audit, ToolEvent(name, host_args, host_kwargs, decision))  # the hook and the logger
         if not decision.allowed:
             if decision.raise_to_guest:
                 raise PermissionError(decision.message)

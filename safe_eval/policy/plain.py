@@ -7,8 +7,8 @@ sees it, by a plain copy of the data it holds, and the host receives that same c
 
 ``plain(value) -> (copy, complete)``: ``complete`` is False when some part could not be copied
 (a guest object, a proxy, a cycle, nesting deeper than ``MAX_DEPTH``); such parts are kept as
-they are, and a rule must not place a condition on the argument (``conditions`` treats it as
-"cannot be evaluated").
+they are (a proxy as the host object it stands for: ``register_handle``), and a rule must not
+place a condition on the argument (``conditions`` treats it as "cannot be evaluated").
 
 Each copy is made by a C routine of the builtin type, called on the type, that reads the
 object's storage without dispatching to a method a subclass may override (checked per routine
@@ -37,11 +37,12 @@ it into a new dict or set would call its ``__hash__``/``__eq__``, guest code run
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from safe_eval.limits.budget import current
 
-__all__ = ["MAX_DEPTH", "plain", "plain_name"]
+__all__ = ["MAX_DEPTH", "plain", "plain_name", "register_handle"]
 
 # Deeper nesting is not normalised (kept as is, marked incomplete): real tool arguments are
 # shallow, and a bound keeps the copy from recursing into Python's own recursion limit.
@@ -83,6 +84,17 @@ def plain_name(key: Any) -> str | None:
     return None
 
 
+# exact type of a host handle -> the host object it stands for (registered by the membrane,
+# which owns the handle classes): a tool gets back the very object the host handed out
+_HANDLES: dict[type, Callable[[Any], Any]] = {}
+
+
+def register_handle(kind: type, host_object: Callable[[Any], Any]) -> None:
+    """Values of exact type ``kind`` leave the guest as ``host_object(value)``, marked incomplete
+    (a rule cannot place a condition on a host object)."""
+    _HANDLES[kind] = host_object
+
+
 def plain(value: Any) -> tuple[Any, bool]:
     """``(copy, complete)``: ``value`` as exact builtin types, deeply (see the module docstring)."""
     if type(value) in _EXACT:
@@ -102,6 +114,9 @@ def _copy(value: Any, depth: int, path: set[int]) -> tuple[Any, bool]:
     fraction = _exact_fraction(t)
     if fraction is not None:
         return _fraction_copy(fraction, value)
+    host_object = _HANDLES.get(t)
+    if host_object is not None:
+        return host_object(value), False
     if depth >= MAX_DEPTH or id(value) in path:
         return value, False
     if issubclass(t, list):

@@ -94,7 +94,7 @@ class Session:
             raise TypeError(f"code must be str or bytes, not {type(code).__name__}")
         values, tools = _split_env(env)
         if self.backend.mode == "cpython":
-            self._check_cpython(code, pol, filename, frozenset(values) | frozenset(tools))
+            self._check_cpython(code, pol, filename, {**dict.fromkeys(values), **tools})
         params = {
             "code": code, "env": codec.encode(values), "tools": sorted(tools), "filename": filename,
             "limits": _limits_dict(lim), "policy": {"name": pol.name, "imports": sorted(pol.imports)},
@@ -142,12 +142,12 @@ class Session:
     def eval(self, code: Any, env: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
         return self.run(code, env, **kwargs).value
 
-    def _check_cpython(self, code: str, policy: Policy, filename: str, names: frozenset[str]) -> None:
+    def _check_cpython(self, code: str, policy: Policy, filename: str, names: dict[str, Any]) -> None:
         """The static checks, in the host, before plain CPython runs the code; imports the
         backend lets through (``cpython_imports``) are the only diagnostics forgiven."""
         from safe_eval.checking import check
 
-        report = check(code, policy, env=dict.fromkeys(names), filename=filename)
+        report = check(code, policy, env=names, filename=filename)  # its callables are the tools
         allowed = self.backend.cpython_imports
         left = [d for d in report.diagnostics
                 if not (d.code == rules.IMPORT_NOT_ALLOWED.code and _imported(d.message) in allowed)]

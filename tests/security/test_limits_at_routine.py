@@ -306,3 +306,107 @@ def test_metered_consumers_give_cpythons_answers(code):
     ns: dict[str, object] = {}
     safe_exec(code, ns)
     assert ns["r"] == expected["r"]
+
+
+# -- routines whose cost one guest argument chooses (red-team round 2) ---------------------
+ROUTINE_LIMITS = {"time": 1.0, "memory": 64 * 2**20}
+
+# 41 lists in memory, written as 2**40 of them by a C repr
+SHARED = "a = []\nfor i in range(40):\n    a = [a, a]\n"
+
+SIZED_BY_AN_ARGUMENT = [
+    ("math-isqrt-of-a-huge-int", "import math\nmath.isqrt(1 << 6_000_000)", TimeLimit),
+    ("pow-negative-exponent-with-modulus", "pow(3, -(1 << 2_000_000), (1 << 4096) + 1)", TimeLimit),
+    ("pow-huge-exponent-small-modulus", "pow(3, 1 << 60_000_000, 7)", TimeLimit),
+    ("int-pow-slot-with-modulus", "(3).__pow__(-(1 << 2_000_000), (1 << 4096) + 1)", TimeLimit),
+    ("decimal-pow-with-modulus",
+     "from decimal import Decimal, localcontext\nwith localcontext() as c:\n    c.prec = 4000\n"
+     "    pow(Decimal(3), Decimal(10**20000), Decimal(10**3999 + 7))", TimeLimit),
+    ("decimal-context-power-with-modulus",
+     "import decimal\nc = decimal.Context(prec=4000)\nc.power(3, 10**20000, 10**3999 + 7)", TimeLimit),
+    ("operator-floordiv-of-huge-ints",
+     "import operator\noperator.floordiv(1 << 4_000_000, (1 << 2_000_000) + 1)", TimeLimit),
+    ("operator-mod-width", "import operator\noperator.mod('%*s', (10**9, 'x'))", MemoryLimit),
+    ("operator-concat-repeat", "import operator\noperator.concat('a' * 10**6, 'b' * 10**8)", MemoryLimit),
+    ("date-strftime-expansion", "import datetime\ndatetime.date(2020, 1, 1).strftime('%c' * 10**6)",
+     MemoryLimit),
+    ("datetime-strftime-expansion",
+     "import datetime\ndatetime.datetime(2020, 1, 1).strftime('%c' * 10**6)", MemoryLimit),
+    ("time-of-day-strftime-expansion", "import datetime\ndatetime.time(1, 2).strftime('%H' * 10**6)",
+     MemoryLimit),
+    ("format-builtin-of-a-date", "import datetime\nformat(datetime.date(2020, 1, 1), '%c' * 10**6)",
+     MemoryLimit),
+    ("f-string-of-a-date", "import datetime\nd = datetime.date(2020, 1, 1)\nf = '%c' * 10**6\nf'{d:{f}}'",
+     MemoryLimit),
+    ("time-module-strftime", "import time\ntime.strftime('%c' * 10**6)", MemoryLimit),
+    ("zone-name-pasted-per-directive",
+     "import datetime\nz = datetime.timezone(datetime.timedelta(0), 'z' * 10**6)\n"
+     "datetime.datetime(2020, 1, 1, tzinfo=z).strftime('%Z' * 100)", MemoryLimit),
+    ("shake-hexdigest-length", "import hashlib\nhashlib.shake_128(b'x').hexdigest(400_000_000)", MemoryLimit),
+    ("shake-digest-length", "import hashlib\nhashlib.shake_256(b'x').digest(400_000_000)", MemoryLimit),
+    ("deque-repeat", "import collections\ncollections.deque([1]) * 10**9", MemoryLimit),
+    ("deque-reflected-repeat", "import collections\n10**9 * collections.deque([1])", MemoryLimit),
+    ("deque-repeat-slot", "import collections\ncollections.deque([1]).__mul__(10**9)", MemoryLimit),
+    ("deque-in-place-repeat", "import collections\nd = collections.deque([1])\nd *= 10**9", MemoryLimit),
+    ("userstring-repeat", "import collections\ncollections.UserString('ab') * 10**9", MemoryLimit),
+    ("userstring-pad", "import collections\ncollections.UserString('ab').ljust(10**9)", MemoryLimit),
+    ("userstring-percent-width", "import collections\ncollections.UserString('%*d') % (10**9, 1)",
+     MemoryLimit),
+    ("userlist-repeat", "import collections\ncollections.UserList([1]) * 10**9", MemoryLimit),
+    ("operator-eq-walks-shared-nesting",
+     "import operator\na = b = ()\nfor i in range(80):\n    a = (a, a)\n    b = (b, b)\noperator.eq(a, b)",
+     TimeLimit),
+    ("itertools-tee-count", "import itertools\nitertools.tee([], 10**9)", MemoryLimit),
+    ("splitlines-small-lines", "x = 'ab\\n' * 10**7\nx.splitlines()", MemoryLimit),
+    ("bytes-splitlines-small-lines", "x = b'ab\\n' * 10**7\nx.splitlines()", MemoryLimit),
+    ("repr-of-a-slice-of-shared-nested-data", SHARED + "repr(slice(a))", MemoryLimit),
+    ("str-of-a-dict-view-of-shared-nested-data", SHARED + "str({1: a}.values())", MemoryLimit),
+    ("print-of-shared-nested-data", SHARED + "print(a)", MemoryLimit),
+    ("f-string-of-a-slice", SHARED + "f'{slice(a)}'", MemoryLimit),
+    ("repr-of-an-ordered-dict", "import collections\n" + SHARED + "repr(collections.OrderedDict(x=a))",
+     MemoryLimit),
+    ("deque-repr-slot", "import collections\n" + SHARED + "collections.deque([a]).__repr__()", MemoryLimit),
+    ("userlist-in-place-repeat", "import collections\nu = collections.UserList([1])\nu *= 10**9",
+     MemoryLimit),
+]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("code", "limit"), [(c, lim) for _, c, lim in SIZED_BY_AN_ARGUMENT],
+                         ids=[i for i, _, _ in SIZED_BY_AN_ARGUMENT])
+def test_a_routine_sized_by_its_argument_is_refused_before_the_c_call(code, limit):
+    with pytest.raises(limit) as info:
+        safe_eval(code, {}, limits=ROUTINE_LIMITS)
+    assert type(info.value) is limit  # refused by the price, not stopped after by the watchdog
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    ("import math\nmath.isqrt(10**40 + 1)", 10**20),
+    ("pow(3, -1, 7)", 5),
+    ("pow(3, 10**30, (1 << 127) - 1)", pow(3, 10**30, (1 << 127) - 1)),
+    ("from decimal import Decimal\nstr(pow(Decimal(3), Decimal(100), Decimal(7)))", "4"),
+    ("import operator\noperator.floordiv(7, 2), operator.mod('%d', 3), operator.concat([1], [2])",
+     (3, "3", [1, 2])),
+    ("import datetime\ndatetime.date(2020, 1, 2).strftime('%Y-%m-%d')", "2020-01-02"),
+    ("import datetime\nf'{datetime.date(2020, 1, 2):%d/%m}'", "02/01"),
+    ("import datetime\nz = datetime.timezone(datetime.timedelta(0), 'Z%')\n"
+     "datetime.datetime(2020, 1, 1, tzinfo=z).strftime('%Z|%%Z|%Y'), format(datetime.time(1, tzinfo=z), '%Z')",
+     ("Z%|%Z|2020", "Z%")),
+    ("import time\ntime.strftime('%Y', time.gmtime(0))", "1970"),
+    ("import hashlib\nhashlib.shake_128(b'x').hexdigest(4)", __import__("hashlib").shake_128(b"x").hexdigest(4)),
+    ("import collections\nlist(collections.deque([1, 2]) * 2), list(2 * collections.deque([3]))",
+     ([1, 2, 1, 2], [3, 3])),
+    ("import collections\nd = collections.deque([1])\nd += iter([2, 3])\nlist(d)", [1, 2, 3]),
+    ("import collections\nstr(collections.UserString('ab') * 2), str(collections.UserString('a').center(3))",
+     ("abab", " a ")),
+    ("import collections\nu = collections.UserList([1])\nu *= 2\nu += [5]\nlist(u), list(u * 2)",
+     ([1, 1, 5], [1, 1, 5, 1, 1, 5])),
+    ("'a\\nb\\r\\nc'.splitlines(), b'a\\nb'.splitlines(True)", (["a", "b", "c"], [b"a\n", b"b"])),
+    ("import collections\nrepr(slice(1, [2])), str({1: 2}.items()), repr(collections.deque([1]))",
+     ("slice(1, [2], None)", "dict_items([(1, 2)])", "deque([1])")),
+], ids=["isqrt", "pow-inverse", "pow-modulus", "decimal-pow-modulus", "operator-functions", "strftime",
+        "f-string-date", "zone-name", "time-strftime", "shake-hexdigest", "deque-repeat",
+        "deque-extend-in-place", "userstring", "userlist",
+        "splitlines", "container-text"])
+def test_priced_routines_keep_their_results(code, expected):
+    assert safe_eval(code, {}, limits=ROUTINE_LIMITS) == expected

@@ -496,3 +496,12 @@ p.x = "x"
 {getter}
 '''
     assert safe_eval(attack, limits=Limits(ops=200_000)) == expected
+
+
+@pytest.mark.parametrize("call", [
+    "collections.UserString('{0.__init__.__globals__}').format(collections.UserString)",
+    "collections.UserString('{x.__class__.__mro__}').format_map({'x': 1})",
+], ids=["format", "format_map"])
+def test_userstring_formatting_resolves_fields_through_the_membrane(call):
+    with pytest.raises(GuestError, match="not allowed"):
+        safe_eval(f"import collections\n{call}", {})

@@ -103,3 +103,73 @@ def test_the_guest_cannot_build_a_pattern_or_match_around_its_own_objects(call, 
     with pytest.raises(GuestError) as info:
         safe_eval(f"import re\n{call}", {})
     assert str(info.value).endswith(message)
+
+
+# -- memory the deadline does not bound (red-team round 2) ----------------------------------
+SMALL = {"memory": 64 * 2**20, "time": 5.0}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("call", [
+    "re.compile('(?:(?:(?:a{50}){50}){50}){50}')",
+    "re.compile('(?:(?:(a){50}){50}){50}')",
+    "re.search('x(?:(?:ab{50}){50}){50}', 'abc')",
+    "re.compile(b'(?:(?:(?:a{50}){50}){50}){50}')",
+], ids=["nested-fixed-repeats", "groups-in-fixed-repeats", "module-function", "bytes-pattern"])
+def test_a_pattern_whose_compiled_program_would_not_fit_is_refused_before_it_is_built(call):
+    with pytest.raises(MemoryLimit):
+        safe_eval(f"import re\n{call}", {}, limits=SMALL)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("call", [
+    "big = 'x' * 10**6\nre.sub('', lambda m: big, 'a' * 2000)",
+    "big = 'x' * 10**6\nre.compile('a').subn(lambda m: big, 'a' * 2000)",
+    "re.sub('(?=(.*))', r'\\1', 'a' * 30000)",
+    "re.sub('(?=(.*))', r'\\g<1>', 'a' * 30000)",
+    "re.split('(?=(.*))', 'a' * 30000)",
+    "re.findall('(?=(.*))', 'a' * 30000)",
+    "re.findall('(?=(.*))(?=(.*))', 'a' * 20000)",
+], ids=["sub-callable", "subn-callable", "sub-template-lookahead", "sub-named-ref-lookahead",
+        "split-lookahead-group", "findall-lookahead-group", "findall-two-groups"])
+def test_text_the_matcher_returns_is_counted_as_it_grows(call):
+    with pytest.raises(MemoryLimit):
+        safe_eval(f"import re\n{call}", {}, limits=SMALL)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("call", [
+    "re.match('(?:' + '(?=(a))' * 20 + 'a)*', 'a' * 200_000)",
+    "re.fullmatch('(?:(a)|(b))*', 'a' * 400_000)",
+    "re.compile('((a))*').search('a' * 400_000)",
+    "list(re.finditer('(?:(?=(a))a)*', 'a' * 400_000))",
+], ids=["lookahead-captures-in-a-repeat", "fullmatch-groups-in-a-repeat", "search-nested-groups",
+        "finditer"])
+def test_capture_history_and_backtracking_state_are_checked_before_the_match(call):
+    with pytest.raises(MemoryLimit):
+        safe_eval(f"import re\n{call}", {}, limits=SMALL)
+
+
+@pytest.mark.parametrize(("call", "expected"), [
+    ("re.sub(r'(\\d+)', r'<\\1>', 'a1b22')", "a<1>b<22>"),
+    ("re.sub('(?=(b))', r'[\\1]', 'abab')", "a[b]ba[b]b"),
+    ("re.subn('a', lambda m: m.group() * 2, 'banana')", ("baanaanaa", 3)),
+    ("re.sub('x', r'\\n', 'axb')", "a\nb"),
+    ("re.split('(,)', 'a,b,c', 1)", ["a", ",", "b,c"]),
+    ("re.split(r'\\b', 'a b')", ["", "a", " ", "b", ""]),
+    ("re.findall('(?=(aa))', 'aaaa')", ["aa", "aa", "aa"]),
+    ("re.compile('(?:(?:a{5}){5}){5}').fullmatch('a' * 125) is not None", True),
+    ("re.match('(a)*', 'aaa').group(1)", "a"),
+], ids=["sub-ref", "sub-lookahead-ref", "subn-callable", "sub-escape-only", "split-group-maxsplit",
+        "split-empty-matches", "findall-lookahead", "nested-fixed-repeat", "groups-in-repeat"])
+def test_bounded_regex_calls_keep_cpython_results(call, expected):
+    assert safe_eval(f"import re\n{call}", {}, limits=SMALL) == expected
+
+
+def test_the_process_wide_pattern_cache_stays_within_its_byte_bound():
+    from safe_eval.membrane.modules import re as curated_re
+
+    code = "import re\nfor i in range(40):\n    re.compile('x{%d}(?:ab{2000})' % i)"
+    safe_eval(code, {}, limits={"memory": 512 * 2**20, "time": 20.0, "ops": 10**7})
+    assert 0 < curated_re._cache_bytes <= curated_re.CACHE_BYTES
+    assert sum(entry[3] for entry in curated_re._cache.values()) == curated_re._cache_bytes

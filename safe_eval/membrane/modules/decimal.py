@@ -22,6 +22,7 @@ from typing import Any
 
 from safe_eval import context
 from safe_eval.limits.indices import as_index
+from safe_eval.limits.routines import slot_price
 from safe_eval.membrane.modules._util import pick
 
 # ln/exp/non-integer ** at 5 000 digits take ~1 s in C, at 50 000 digits minutes (measured)
@@ -48,6 +49,20 @@ def _check(name: str, value: Any) -> Any:
     return value
 
 
+class _PricedMethod:
+    """A context method with a price of its own, bound to the host context (opaque: the guest
+    can only call it)."""
+
+    __slots__ = ("_fn", "_ctx")
+
+    def __init__(self, fn: Any, ctx: decimal.Context) -> None:
+        self._fn = fn
+        self._ctx = ctx
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._fn(self._ctx, *args, **kwargs)
+
+
 class GuestContext:
     """A view of a host ``decimal.Context`` with capped setters."""
 
@@ -62,6 +77,9 @@ class GuestContext:
         value = getattr(self._ctx, name)
         if name in ("copy",):
             return lambda: GuestContext(self._ctx.copy())
+        priced = slot_price(type(self._ctx), name)  # ``power(a, b, modulo)``: the routine's price
+        if priced is not None:
+            return _PricedMethod(priced, self._ctx)
         return value
 
     def __setattr__(self, name: str, value: Any) -> None:

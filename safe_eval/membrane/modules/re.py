@@ -28,17 +28,31 @@ would read ``a{e<=1}`` as fuzzy matching), and patterns for which ``re`` warns o
 change (``[[:alpha:]]``, ``[a--b]``: ``regex`` reads them as POSIX classes and set operations)
 are refused with ``re.error``. ``re.DEBUG`` (prints to the host's stdout) is refused.
 
-Sizes: ``sub``/``subn``/``Match.expand`` check the result size bound
-``len(s) + (len(s)+1)*len(repl) + refs*len(s)`` before the call; ``escape`` at most doubles
-its input. Replacement callables are called with this module's ``Match`` (never the
-``regex`` object) and each call is one op.
+Memory, which the deadline does not bound (``_regex_cost`` says how it is estimated):
+
+- compiling: ``regex`` unrolls fixed repeats, so ``(?:(?:a{50}){50}){50}`` is a program of
+  125 000 nodes; the node count is read from CPython's parse first and the compile is charged
+  (memory and time) before ``regex`` runs, refused when it does not fit the run's limits;
+- compiled patterns are cached for the process in at most ``CACHE_BYTES`` of estimated
+  program size (a pattern bigger than an eighth of it is never cached), so what one run
+  compiles cannot stay resident past that bound;
+- matching: the matcher's backtracking state and capture history (per subject character,
+  per group inside a repeat) are checked against the memory limit before each call;
+- output: ``findall`` and ``split`` count the text of every group as they collect it (groups
+  in lookaheads overlap, so the output can be quadratic in the subject), ``sub``/``subn``
+  count every replacement as it is made (callables and templates with group references; a
+  template without references has the closed bound ``len(s) + (len(s)+1)*len(repl)``), and
+  ``Match.expand`` checks ``len(template) + refs*len(s)``; ``escape`` at most doubles its
+  input. Replacement callables are called with this module's ``Match`` (never the ``regex``
+  object) and each call is one op.
 """
 
 from __future__ import annotations
 
-import functools
+import collections
 import re
 import sys
+import threading
 import types
 import warnings
 from collections.abc import Callable, Iterator
@@ -48,6 +62,7 @@ import regex
 
 from safe_eval.errors import TimeLimit
 from safe_eval.limits.budget import current_or_default
+from safe_eval.membrane.modules._regex_cost import NODE_BYTES, NODE_NS, PatternCost, pattern_cost
 from safe_eval.membrane.modules._util import check_alloc
 
 MAX_PATTERN = 10_000
@@ -107,26 +122,63 @@ def _literal_braces(pattern: str | bytes) -> str | bytes:
     return joined.encode("latin-1") if isinstance(pattern, bytes) else joined
 
 
-@functools.lru_cache(maxsize=512)
-def _compile_pair(pattern: str | bytes, flags: int) -> tuple[re.Pattern[Any], Any]:
-    """CPython's compiled pattern (validity, attributes) and ``regex``'s (matching)."""
+CACHE_BYTES = 8 * 2**20  # estimated program bytes the process keeps compiled, all runs together
+_cache: collections.OrderedDict[tuple[type, str | bytes, int], tuple[Any, Any, PatternCost, int]] = (
+    collections.OrderedDict()
+)
+_cache_bytes = 0
+_cache_lock = threading.Lock()
+
+
+def _compile_pair(pattern: str | bytes, flags: int) -> tuple[re.Pattern[Any], Any, PatternCost]:
+    """CPython's compiled pattern (validity, attributes), ``regex``'s (matching) and the
+    pattern's cost, from the byte-bounded cache or compiled (and charged) now."""
+    global _cache_bytes
+    key = (type(pattern), pattern, flags)
+    with _cache_lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+            return hit[0], hit[1], hit[2]
+    compiled, matcher, cost = _compile_new(pattern, flags)
+    size = cost.nodes * NODE_BYTES
+    if size <= CACHE_BYTES // 8:
+        with _cache_lock:
+            if key not in _cache:
+                _cache[key] = (compiled, matcher, cost, size)
+                _cache_bytes += size
+                while _cache_bytes > CACHE_BYTES or len(_cache) > 512:
+                    _cache_bytes -= _cache.popitem(last=False)[1][3]
+    return compiled, matcher, cost
+
+
+def _compile_new(pattern: str | bytes, flags: int) -> tuple[re.Pattern[Any], Any, PatternCost]:
     if len(pattern) > MAX_PATTERN:
         raise re.error(f"pattern longer than {MAX_PATTERN} characters is not available in safe-eval")
     with warnings.catch_warnings():
         warnings.simplefilter("error", FutureWarning)
         try:
             compiled = re.compile(pattern, flags)
+            cost = pattern_cost(pattern, flags)
         except FutureWarning as w:
             raise re.error(f"{w} (ambiguous pattern: not available in safe-eval)") from None
         except RecursionError:
             raise re.error("pattern nested too deeply") from None
+    # regex's compile unrolls fixed repeats: its program is charged before it is built
+    budget = current_or_default()
+    if cost.nodes > _FREE_NODES:
+        budget.check_alloc(cost.nodes * NODE_BYTES)
+        budget.check_work(cost.nodes * NODE_NS)
     try:
         matcher = regex.compile(_literal_braces(pattern), (flags & _RE_BITS) | regex.VERSION0)
     except regex.error as e:
         raise re.error(str(e)) from None
     except RecursionError:
         raise re.error("pattern nested too deeply") from None
-    return compiled, matcher
+    return compiled, matcher, cost
+
+
+_FREE_NODES = 1024  # programs up to this size cost under a megabyte and a few milliseconds
 
 
 def _compile(pattern: Any, flags: Any) -> Pattern:
@@ -136,7 +188,9 @@ def _compile(pattern: Any, flags: Any) -> Pattern:
         return pattern
     if not isinstance(pattern, (str, bytes)):
         raise TypeError("first argument must be string or compiled pattern")
-    return Pattern(*_compile_pair(pattern, _flags_of(flags)), _KEY)
+    # the exact text (a str/bytes subclass's stored value): the cache key hashes and compares it
+    text = str.__str__(pattern) if isinstance(pattern, str) else bytes(pattern)
+    return Pattern(*_compile_pair(text, _flags_of(flags)), _KEY)
 
 
 # -- the time bound -----------------------------------------------------------------------
@@ -169,6 +223,33 @@ def _text_bound(repl: Any, string: Any) -> None:
         refs = repl.count("\\") if isinstance(repl, str) else repl.count(b"\\")
         n = len(string)
         check_alloc(n + (n + 1) * len(repl) + refs * n)
+
+
+class _OutputSize:
+    """The text a scan returns, counted as it is collected: refused (``MemoryLimit``) once it
+    would not fit the memory limit. Starts at the subject's own length (the unmatched parts
+    ``sub`` and ``split`` copy)."""
+
+    __slots__ = ("_chars", "_unit", "_checked")
+
+    def __init__(self, string: Any) -> None:
+        self._unit = 4 if isinstance(string, str) else 1
+        self._chars = len(string) if isinstance(string, (str, bytes, bytearray)) else 0
+        self._checked = 0
+
+    def add(self, text: Any) -> None:
+        if isinstance(text, (str, bytes, bytearray)):
+            self._grow(len(text))
+
+    def add_spans(self, m: Any, groups: int) -> None:
+        if groups:
+            self._grow(sum(max(0, end - start) for start, end in m.regs[1:groups + 1]))
+
+    def _grow(self, n: int) -> None:
+        self._chars += n
+        if self._chars - self._checked > 4096:  # a check per 4 KiB of text, not per match
+            self._checked = self._chars
+            check_alloc(self._chars * self._unit)
 
 
 # -- Match and Pattern ----------------------------------------------------------------------
@@ -271,14 +352,26 @@ def _wrap(m: Any, pattern: Pattern) -> Match | None:
 class Pattern:
     """A compiled pattern whose every matching method runs under the deadline."""
 
-    __slots__ = ("_compiled", "_matcher")
+    __slots__ = ("_compiled", "_matcher", "_per_char")
     __class_getitem__: Any = classmethod(types.GenericAlias)  # re.Pattern[str] in annotations
 
-    def __init__(self, compiled: re.Pattern[Any], matcher: Any, key: object = None) -> None:
-        if key is not _KEY:
+    def __init__(self, compiled: re.Pattern[Any], matcher: Any, cost: Any = None, key: object = None) -> None:
+        if key is not _KEY or type(cost) is not PatternCost:
             raise TypeError("cannot create 're.Pattern' instances")
         self._compiled = compiled
         self._matcher = matcher
+        self._per_char = cost.per_char
+
+    def _state(self, string: Any, pos: Any = 0, endpos: Any = sys.maxsize) -> None:
+        """Refuse a match whose backtracking state and capture history (``_regex_cost``) could
+        outgrow the memory limit: an upper bound per character of the searched span."""
+        if self._per_char and isinstance(string, (str, bytes, bytearray)):
+            n = len(string)
+            start = pos if type(pos) is int else 0
+            end = endpos if type(endpos) is int else n
+            span = max(0, min(n, end) - max(0, start))
+            if span > 1024:
+                check_alloc(span * self._per_char)
 
     @property
     def pattern(self) -> Any:
@@ -297,50 +390,93 @@ class Pattern:
         return dict(self._compiled.groupindex)  # a copy: the mappingproxy is a host type
 
     def match(self, string: Any, pos: int = 0, endpos: int = sys.maxsize) -> Match | None:
+        self._state(string, pos, endpos)
         return _wrap(_bounded(lambda t: self._matcher.match(string, pos, endpos, timeout=t)), self)
 
     def fullmatch(self, string: Any, pos: int = 0, endpos: int = sys.maxsize) -> Match | None:
+        self._state(string, pos, endpos)
         return _wrap(_bounded(lambda t: self._matcher.fullmatch(string, pos, endpos, timeout=t)), self)
 
     def search(self, string: Any, pos: int = 0, endpos: int = sys.maxsize) -> Match | None:
+        self._state(string, pos, endpos)
         return _wrap(_bounded(lambda t: self._matcher.search(string, pos, endpos, timeout=t)), self)
 
     def findall(self, string: Any, pos: int = 0, endpos: int = sys.maxsize) -> list[Any]:
         # re's shape, spelled out: ``regex.findall`` gives 1-tuples for one group
+        self._state(string, pos, endpos)
         groups = self._compiled.groups
         budget = current_or_default()
         empty = string[:0] if isinstance(string, (str, bytes)) else ""
+        out_size = _OutputSize(string)
 
         def scan(timeout: float) -> list[Any]:
             out: list[Any] = []
             for m in self._matcher.finditer(string, pos, endpos, timeout=timeout):
                 budget.charge(1)
-                out.append((m.group(groups) or empty) if groups < 2 else m.groups(empty))
+                item = (m.group(groups) or empty) if groups < 2 else m.groups(empty)
+                out_size.add_spans(m, groups)
+                out.append(item)
             return out
 
         return _bounded(scan)  # type: ignore[no-any-return]
 
     def finditer(self, string: Any, pos: int = 0, endpos: int = sys.maxsize) -> _MatchIter:
+        self._state(string, pos, endpos)
         it = _bounded(lambda t: self._matcher.finditer(string, pos, endpos, timeout=t))
         return _MatchIter(it, self)
 
     def split(self, string: Any, maxsplit: int = 0) -> list[Any]:
+        self._state(string)
+        groups = self._compiled.groups
+        if groups and isinstance(string, (str, bytes, bytearray)):
+            # groups in lookaheads overlap: their text, returned per match, can be quadratic in
+            # the subject. A first pass counts it (spans only, nothing built) before the split.
+            out_size = _OutputSize(string)
+            budget = current_or_default()
+            limit = maxsplit if type(maxsplit) is int and maxsplit > 0 else None
+
+            def count(timeout: float) -> None:
+                for i, m in enumerate(self._matcher.finditer(string, timeout=timeout)):
+                    if limit is not None and i >= limit:
+                        break
+                    budget.charge(1)
+                    out_size.add_spans(m, groups)
+
+            _bounded(count)
         return _bounded(lambda t: self._matcher.split(string, maxsplit, timeout=t))  # type: ignore[no-any-return]
 
     def sub(self, repl: Any, string: Any, count: int = 0) -> Any:
         return self.subn(repl, string, count)[0]
 
     def subn(self, repl: Any, string: Any, count: int = 0) -> tuple[Any, int]:
-        _text_bound(repl, string)
+        self._state(string)
+        if isinstance(repl, (str, bytes)) and isinstance(self.pattern, str) is not isinstance(repl, str):
+            self._compiled.subn(repl, string[:0], count)  # CPython's own TypeError
+        out_size = _OutputSize(string)
         if callable(repl):
             guest = repl
             budget = current_or_default()
 
             def repl(m: Any) -> Any:
                 budget.charge(1)
-                return guest(Match(m, self, _KEY))
-        elif isinstance(self.pattern, str) is not isinstance(repl, str) and isinstance(repl, (str, bytes)):
-            self._compiled.subn(repl, string[:0], count)  # CPython's own TypeError
+                result = guest(Match(m, self, _KEY))
+                out_size.add(result)  # joined by the matcher in C: counted as it is made
+                return result
+        elif isinstance(repl, str) and "\\" in repl or isinstance(repl, bytes) and b"\\" in repl:
+            # group references: each expansion is counted as it is made (``(?=(.*))`` with
+            # ``\\1`` expands to the rest of the subject at every position)
+            if isinstance(string, (str, bytes, bytearray)):
+                self._compiled.sub(repl, string[:0])  # CPython's template errors, even with no match
+            template = repl
+            budget = current_or_default()
+
+            def repl(m: Any) -> Any:
+                budget.charge(1)
+                result = m.expand(template)
+                out_size.add(result)
+                return result
+        else:
+            _text_bound(repl, string)
         return _bounded(lambda t: self._matcher.subn(repl, string, count, timeout=t))  # type: ignore[no-any-return]
 
     def __repr__(self) -> str:

@@ -1,0 +1,260 @@
+"""Prices of the stdlib routines whose cost a guest argument chooses in one C call.
+
+``date(2020, 1, 1).strftime('%c' * 10**7)`` expands every directive in one C call,
+``shake_128(b'').hexdigest(4 * 10**8)`` allocates what its argument says, ``deque([1]) * 10**9``
+repeats in C, ``pow(Decimal(3), Decimal('1E20000'), m)`` is an exact modular power whose
+exponent the context precision does not bound, and ``UserString``/``UserList`` are host Python
+code that calls the raw ``str``/``list`` routines (``UserString('ab') * 10**9``). Each guard
+here converts the size arguments once (``indices.as_index``), checks an upper bound of what
+CPython allocates and computes, and calls the routine with the converted values.
+
+``stdlib_routine_guards()`` returns ``{owner: {name: guard}}`` for ``routines`` to register
+(it imports datetime, decimal and collections: called when the membrane registers the stdlib
+types, never at the cold start); ``xof_guards(cls)`` prices a hashlib XOF type (the curated
+``hashlib`` registers it when it is built).
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import time
+from collections.abc import Callable
+from typing import Any
+
+from safe_eval.limits.indices import as_index
+from safe_eval.limits.numbers import check_decimal_pow_mod
+from safe_eval.limits.operators import charge_bytes, guarded_binop
+
+__all__ = ["price_strftime", "strftime_guards", "stdlib_routine_guards", "time_strftime", "xof_guards"]
+
+Guard = Callable[..., Any]
+
+# CPython's ``time.strftime`` (which ``date.strftime`` and ``format(date, spec)`` end in)
+# retries with a buffer of 1024, 2048, ... wide characters until the text fits or the buffer
+# reaches 256 characters per format character (Modules/timemodule.c, 3.8-3.12): that, in
+# 4-byte ``wchar_t``, is the most it allocates, whatever each directive expands to.
+_STRFTIME_BYTES_PER_CHAR = 256 * 4
+_FREE_FORMAT = 64  # formats up to this long cost at most 64 KiB: not checked
+
+
+def price_strftime(fmt: Any) -> None:
+    """Refuse a strftime format whose expansion buffer would not fit the memory limit."""
+    if isinstance(fmt, str) and len(fmt) > _FREE_FORMAT:
+        charge_bytes(len(fmt) * _STRFTIME_BYTES_PER_CHAR)
+
+
+def _tz_name_expanded(obj: Any, fmt: str) -> str:
+    """``fmt`` with ``%Z`` replaced by the object's zone name: the guest names the zone
+    (``timezone(timedelta(0), 'z' * 10**6)``) and CPython pastes that text into the format
+    once per ``%Z`` before ``time.strftime`` sees it, so the expansion is priced here and
+    done here (on the text read once)."""
+    tz = getattr(obj, "tzinfo", None)
+    if tz is None or "%Z" not in fmt:
+        return fmt
+    name = obj.tzname()
+    name = "" if name is None else name.replace("%", "%%")
+    if name:
+        charge_bytes(4 * fmt.count("%Z") * len(name))
+    out: list[str] = []
+    i, n = 0, len(fmt)
+    while i < n:
+        ch = fmt[i]
+        if ch == "%" and i + 1 < n:
+            nxt = fmt[i + 1]
+            out.append(name if nxt == "Z" else ch + nxt)
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def strftime_guards(cls: type) -> dict[str, Guard]:
+    """``strftime`` and ``__format__`` of a datetime class (``format(d, spec)`` is
+    ``d.strftime(spec)`` for a non-empty spec)."""
+    raw_strftime = cls.__dict__["strftime"]
+    raw_format = cls.__dict__["__format__"]
+
+    def strftime(self: Any, fmt: Any) -> str:
+        if isinstance(fmt, str):
+            fmt = _tz_name_expanded(self, str.__str__(fmt))
+        price_strftime(fmt)
+        return raw_strftime(self, fmt)  # type: ignore[no-any-return]
+
+    def format_(self: Any, fmt: Any) -> str:
+        if isinstance(fmt, str) and fmt:
+            fmt = _tz_name_expanded(self, str.__str__(fmt))
+            price_strftime(fmt)
+        return raw_format(self, fmt)  # type: ignore[no-any-return]
+
+    strftime.__name__ = strftime.__qualname__ = "strftime"
+    format_.__name__ = format_.__qualname__ = "__format__"
+    return {"strftime": strftime, "__format__": format_}
+
+
+def time_strftime(fmt: Any, *args: Any) -> str:
+    """``time.strftime(format[, t])``: the same buffer bound as ``date.strftime``."""
+    price_strftime(fmt)
+    return time.strftime(fmt, *args)
+
+
+def xof_guards(cls: type) -> dict[str, Guard]:
+    """``shake_*.digest(n)``/``hexdigest(n)``: ``n`` bytes (and ``2n`` characters) in one call."""
+    raw_digest: Any = cls.__dict__["digest"]
+    raw_hexdigest: Any = cls.__dict__["hexdigest"]
+
+    def digest(self: Any, length: Any) -> bytes:
+        length = as_index(length)
+        if length > 0:
+            charge_bytes(length)
+        return raw_digest(self, length)  # type: ignore[no-any-return]
+
+    def hexdigest(self: Any, length: Any) -> str:
+        length = as_index(length)
+        if length > 0:
+            charge_bytes(3 * length)  # the digest, then its hex text
+        return raw_hexdigest(self, length)  # type: ignore[no-any-return]
+
+    return {"digest": digest, "hexdigest": hexdigest}
+
+
+def _deque_guards() -> dict[str, Guard]:
+    import collections
+
+    deque = collections.deque
+    raw_mul, raw_imul = deque.__mul__, deque.__imul__
+    iadd = guarded_binop(ast.Add, True)
+    assert iadd is not None
+
+    def repeat_size(self: Any, count: Any) -> int | None:
+        try:
+            n = operator.index(count)
+        except TypeError:
+            return None
+        if n > 0 and len(self) and (self.maxlen is None or self.maxlen > len(self)):
+            total = len(self) * n if self.maxlen is None else min(len(self) * n, self.maxlen)
+            charge_bytes(8 * total)
+        return n
+
+    def mul(self: Any, count: Any) -> Any:
+        n = repeat_size(self, count)
+        return NotImplemented if n is None else raw_mul(self, n)
+
+    def imul(self: Any, count: Any) -> Any:
+        n = repeat_size(self, count)
+        return NotImplemented if n is None else raw_imul(self, n)
+
+    def iadd_(self: Any, other: Any) -> Any:
+        if other is self:
+            charge_bytes(8 * len(self))
+            return deque.__iadd__(self, other)
+        deque.extend(self, _counted(other))
+        return self
+
+    return {"__mul__": mul, "__rmul__": mul, "__imul__": imul, "__iadd__": iadd_}
+
+
+def _counted(iterable: Any) -> Any:
+    from safe_eval.limits.guards import prepare
+
+    return prepare(iterable, 8)
+
+
+def _user_string_guards() -> dict[str, Guard]:
+    """``UserString``'s methods call the raw ``str`` routines on ``self.data``: the ``str``
+    guards instead (the result wrapped as ``UserString`` does it)."""
+    import collections
+
+    from safe_eval.limits.guards import GUARDED_METHODS
+    from safe_eval.limits.operators import divlike_slow, mul_slow
+
+    text = GUARDED_METHODS[str]
+    user_string = collections.UserString
+    table: dict[str, Guard] = {}
+
+    def wrapping(name: str) -> Guard:
+        guard = text[name]
+
+        def method(self: Any, *args: Any) -> Any:
+            return self.__class__(guard(self.data, *args))
+
+        method.__name__ = method.__qualname__ = name
+        return method
+
+    for name in ("ljust", "rjust", "center", "zfill", "expandtabs", "replace", "translate"):
+        table[name] = wrapping(name)
+    for name in ("split", "rsplit"):
+        guard = text[name]
+        table[name] = lambda self, *args, _g=guard: _g(self.data, *args)
+    table["join"] = lambda self, seq: text["join"](self.data, seq)
+
+    def mul(self: Any, n: Any) -> Any:
+        return self.__class__(mul_slow(self.data, n, operator.mul))
+
+    def mod(self: Any, args: Any) -> Any:
+        return self.__class__(divlike_slow(self.data, args, operator.mod))
+
+    def rmod(self: Any, template: Any) -> Any:
+        return self.__class__(divlike_slow(str(template), self.data, operator.mod))
+
+    table.update(__mul__=mul, __rmul__=mul, __mod__=mod, __rmod__=rmod)
+    return {name: table[name] for name in table if name in user_string.__dict__}
+
+
+def _user_list_guards() -> dict[str, Guard]:
+    """``UserList`` repeats and extends ``self.data`` with the raw ``list`` routines."""
+    import collections
+
+    from safe_eval.limits.operators import mul_slow
+
+    iadd = guarded_binop(ast.Add, True)
+    assert iadd is not None
+
+    def mul(self: Any, n: Any) -> Any:
+        return self.__class__(mul_slow(self.data, n, operator.mul))
+
+    def imul(self: Any, n: Any) -> Any:
+        self.data = mul_slow(self.data, n, operator.mul)
+        return self
+
+    def iadd_(self: Any, other: Any) -> Any:
+        other = other.data if isinstance(other, collections.UserList) else other
+        self.data = iadd(self.data, other)
+        return self
+
+    def extend(self: Any, other: Any) -> None:
+        other = other.data if isinstance(other, collections.UserList) else other
+        self.data = iadd(self.data, other)
+
+    return {"__mul__": mul, "__rmul__": mul, "__imul__": imul, "__iadd__": iadd_, "extend": extend}
+
+
+def _context_power(raw: Guard) -> Guard:
+    def power(self: Any, a: Any, b: Any, modulo: Any = None) -> Any:
+        if modulo is not None:
+            check_decimal_pow_mod(a, b, modulo, decimal_context=True)
+        return raw(self, a, b, modulo)
+
+    power.__name__ = power.__qualname__ = "power"
+    return power
+
+
+def stdlib_routine_guards() -> dict[type, dict[str, Guard]]:
+    """``{owner: {name: guard}}`` for the stdlib classes above (imports their modules)."""
+    import collections
+    import datetime
+    import decimal
+
+    table: dict[type, dict[str, Guard]] = {
+        datetime.date: strftime_guards(datetime.date),
+        datetime.time: strftime_guards(datetime.time),
+        collections.deque: _deque_guards(),
+        collections.UserString: _user_string_guards(),
+        collections.UserList: _user_list_guards(),
+        decimal.Context: {"power": _context_power(decimal.Context.power)},
+    }
+    if "strftime" in datetime.datetime.__dict__:  # a C version that overrides date's
+        table[datetime.datetime] = strftime_guards(datetime.datetime)
+    return table
+
