@@ -173,7 +173,6 @@ SWALLOWERS = {
 LOOPS = {
     "ops": ("while True: pass", {"ops": 30_000, "time": 10}, OpLimit),
     "time": ("while True: pass", {"time": 0.2, "ops": 10**12}, TimeLimit),
-    "recursion": ("(lambda f: f(f))(lambda f: f(f))", {}, RecursionLimit),
 }
 
 
@@ -183,6 +182,20 @@ def test_limits_are_not_catchable(how: str, limit: str) -> None:
     loop, limits, error = LOOPS[limit]
     with pytest.raises(error):
         safe_eval(SWALLOWERS[how].format(loop=loop), limits=limits)
+
+
+# the recursion limit raises CPython's RecursionError: each swallower catches it as CPython does
+# (the depth check still holds in the handler, see tests/security/test_recursion_limit_holds_when_caught.py)
+@pytest.mark.parametrize("how", sorted(SWALLOWERS))
+def test_recursion_error_is_caught_as_in_cpython(how: str) -> None:
+    code = SWALLOWERS[how].format(loop="(lambda f: f(f))(lambda f: f(f))")
+    assert safe_eval(code) == (2 if how == "generator_close" else "swallowed")
+
+
+def test_uncaught_recursion_error_is_the_recursion_limit() -> None:
+    with pytest.raises(RecursionLimit) as info:
+        safe_eval("(lambda f: f(f))(lambda f: f(f))", limits={"recursion": 40})
+    assert info.value.value == 40 and info.value.line == 1
 
 
 def test_limit_reports_the_guest_line() -> None:

@@ -3,6 +3,7 @@ guest line, and the host (and the Evaluator) still usable afterwards."""
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -266,3 +267,44 @@ def test_normal_code_unaffected() -> None:
         {"xs": [i * i for i in range(1000)], "s": "".join(str(i * i) for i in range(10)).ljust(40, ".")},
     )
     assert safe_eval(code) == expected
+
+
+FACT = "def fact(n):\n    return 1 if n <= 1 else n * fact(n - 1)\nr = fact(500) % 1000003\n"
+CATCH = (
+    "def f(n):\n    return f(n + 1)\n"
+    "try:\n    f(0)\nexcept RecursionError as e:\n    r = str(e)\n"
+)
+DEFAULT_RECURSION_CASES = [
+    ("fact_500", FACT, math.factorial(500) % 1000003),
+    ("recursion_error_caught", CATCH, "maximum recursion depth exceeded"),
+]
+
+
+def _in_thread(fn: Any) -> Any:
+    """Run ``fn`` on a worker thread with a small (256 KiB) C stack and return its result."""
+    import threading
+
+    out: list[Any] = []
+    old = threading.stack_size(256 * 1024)
+    try:
+        t = threading.Thread(target=lambda: out.append(fn()))
+        t.start()
+    finally:
+        threading.stack_size(old)
+    t.join()
+    return out[0]
+
+
+# the default recursion limit is CPython's 1000: fact(500) runs, on the main thread and on a
+# worker thread whose own stack is too small (the run moves to a big-stack thread)
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("thread", [False, True], ids=["main_thread", "worker_thread"])
+@pytest.mark.parametrize(
+    ("name", "code", "expected"), DEFAULT_RECURSION_CASES, ids=[c[0] for c in DEFAULT_RECURSION_CASES]
+)
+def test_default_recursion_limit_is_cpythons(name: str, code: str, expected: Any, thread: bool) -> None:
+    from safe_eval.api import safe_exec
+
+    assert Limits().recursion == 1000
+    run = lambda: safe_exec(code, limits=Limits(time=30))["r"]  # noqa: E731
+    assert (_in_thread(run) if thread else run()) == expected

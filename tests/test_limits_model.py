@@ -6,8 +6,9 @@ import time
 
 import pytest
 
-from safe_eval.errors import MemoryLimit, OpLimit, OutputLimit, RecursionLimit, TimeLimit
+from safe_eval.errors import MemoryLimit, OpLimit, OutputLimit, TimeLimit
 from safe_eval.limits import Budget, Limits
+from safe_eval.limits.budget import depth_limit_of
 
 
 @pytest.mark.parametrize(
@@ -113,12 +114,13 @@ def test_check_alloc_and_memory_growth() -> None:
 
 def test_recursion_and_output() -> None:
     b = Budget(Limits(recursion=3, output=5))
-    with pytest.raises(RecursionLimit):
+    with pytest.raises(RecursionError) as depth:
         for _ in range(10):
             b.depth += 1
             if b.depth > b.max_depth:
                 b.too_deep()
-    assert b.depth == 3
+    assert b.depth == 3 and depth_limit_of(depth.value) == 3 and b.exhausted is None
+    assert depth_limit_of(RecursionError("guest-made")) is None
     b2 = Budget(Limits(output=5))
     b2.write("abc")
     with pytest.raises(OutputLimit) as info:

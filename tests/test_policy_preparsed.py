@@ -33,7 +33,7 @@ def test_shipped_policy_equals_parsed_file(name: str) -> None:
 
 
 def test_edited_text_is_parsed_not_served_from_table(monkeypatch: pytest.MonkeyPatch) -> None:
-    edited = shipped_text("default").replace("recursion 200", "recursion 77")
+    edited = shipped_text("default").replace("recursion 1000", "recursion 77")
     assert edited != shipped_text("default")
     monkeypatch.setattr(files, "shipped_text", lambda name: edited)
     files.shipped_policy.cache_clear()
@@ -43,4 +43,4 @@ def test_edited_text_is_parsed_not_served_from_table(monkeypatch: pytest.MonkeyP
     finally:
         monkeypatch.undo()
         files.shipped_policy.cache_clear()
-    assert files.shipped_policy("default").limits.recursion == 200
+    assert files.shipped_policy("default").limits.recursion == 1000

@@ -30,7 +30,9 @@ from typing import Any
 __all__ = ["MODULES", "REQUIRES", "load"]
 
 # module name -> the leaves (host functions on plain data) its source may call, by name
-MODULES: frozenset[str] = frozenset({"dataclasses", "copy", "functools", "contextlib", "namedtuple"})
+MODULES: frozenset[str] = frozenset(
+    {"dataclasses", "copy", "functools", "contextlib", "namedtuple", "collections"}
+)
 
 # module -> {global name: (guest-stdlib module, name)}: what a module takes from another one
 # (the same run's instance, so ``dataclasses.asdict`` copies as ``copy.deepcopy`` does)

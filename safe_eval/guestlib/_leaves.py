@@ -377,7 +377,18 @@ def itemgetter(index: object) -> Any:
     return operator.itemgetter(index)
 
 
+def _collections() -> dict[str, Any]:
+    """The host ABCs the guest ``UserDict``/``UserList``/``UserString`` name as bases (for
+    ``isinstance``), and ``sys.maxsize`` for ``str``-like default bounds."""
+    import collections.abc as cabc
+
+    return {"_Mapping": cabc.Mapping, "_MutableMapping": cabc.MutableMapping,
+            "_MutableSequence": cabc.MutableSequence, "_Sequence": cabc.Sequence,
+            "_MAXSIZE": sys.maxsize}
+
+
 _BUILDERS: dict[str, Callable[[], dict[str, Any]]] = {
+    "collections": _collections,
     "dataclasses": _dataclasses,
     "copy": _copy,
     "namedtuple": lambda: {"_iskeyword": iskeyword, "_itemgetter": itemgetter},

@@ -63,3 +63,92 @@ class closing:
 
     def __exit__(self, *exc_info):
         self.thing.close()
+
+
+# ``suppress``, ``nullcontext`` and ``ExitStack`` are here for the same reason as ``closing``:
+# the host classes are Python code, so read on the class their methods would run with host
+# rights on any ``self`` the guest picks, and ExitStack calls what it is handed.
+
+
+class suppress:
+    def __init__(self, *exceptions):
+        self._exceptions = exceptions
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, exctype, excinst, exctb):
+        return exctype is not None and issubclass(exctype, self._exceptions)
+
+
+class nullcontext:
+    def __init__(self, enter_result=None):
+        self.enter_result = enter_result
+
+    def __enter__(self):
+        return self.enter_result
+
+    def __exit__(self, *excinfo):
+        pass
+
+
+class ExitStack:
+    def __init__(self):
+        self._exit_callbacks = []
+
+    def pop_all(self):
+        new_stack = type(self)()
+        new_stack._exit_callbacks = self._exit_callbacks
+        self._exit_callbacks = []
+        return new_stack
+
+    def push(self, exit):
+        try:
+            exit_method = exit.__exit__
+        except AttributeError:
+            self._exit_callbacks.append((True, exit))
+        else:
+            self._exit_callbacks.append((True, exit_method))
+        return exit
+
+    def enter_context(self, cm):
+        try:
+            enter = cm.__enter__
+            exit_method = cm.__exit__
+        except AttributeError:
+            raise TypeError(f"'{type(cm).__module__}.{type(cm).__qualname__}' object does "
+                            f"not support the context manager protocol") from None
+        result = enter()
+        self._exit_callbacks.append((True, exit_method))
+        return result
+
+    def callback(self, callback, /, *args, **kwds):
+        def _exit_wrapper(exc_type, exc, tb):
+            callback(*args, **kwds)
+
+        self._exit_callbacks.append((False, _exit_wrapper))
+        return callback
+
+    def close(self):
+        self.__exit__(None, None, None)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_details):
+        received_exc = exc_details[0] is not None
+        suppressed_exc = False
+        pending_raise = False
+        while self._exit_callbacks:
+            is_sync, cb = self._exit_callbacks.pop()
+            try:
+                if cb(*exc_details):
+                    suppressed_exc = True
+                    pending_raise = False
+                    exc_details = (None, None, None)
+            except BaseException as new_exc:
+                exc_details = (type(new_exc), new_exc, None)
+                pending_raise = True
+        if pending_raise:
+            raise exc_details[1]
+        return received_exc and suppressed_exc

@@ -25,6 +25,8 @@ from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.compile_stmt import guest_raised
 from safe_eval.interpreter.runtime import raise_host_recursion_limit
 from safe_eval.limits import watchdog
+from safe_eval.limits.budget import current as current_budget
+from safe_eval.limits.budget import depth_limit_of
 from safe_eval.limits.memory import release as release_memory
 from safe_eval.limits.stack import BIG_STACK_THREAD, call_with_stack, stack_for
 from safe_eval.limits.stackguard import ensure_main_thread_stack, needs_big_stack_thread
@@ -144,13 +146,20 @@ def to_api_error(e: BaseException) -> BaseException:
     gl = sys.modules.get("greenlet")  # greenlet is imported with the first guest generator
     if gl is not None and isinstance(e, (gl.GreenletExit, gl.error)):
         return InternalError(f"interpreter error: {type(e).__name__}: {e}")
+    max_depth = depth_limit_of(e)
+    if max_depth is not None:  # the guest recursion limit, uncaught (or re-raised) by the guest
+        return _recursion_limit(e, max_depth)
     if not guest_raised(e):
         if isinstance(e, KeyboardInterrupt):
             return e
         if isinstance(e, MemoryError):
             return MemoryLimit("out of memory")
         if isinstance(e, RecursionError):
-            return RecursionLimit("host stack exhausted (nesting too deep)")
+            # the host's own limit (on 3.12 also its C recursion limit, see the README) tripped
+            # before the guest's: the guest limit is still the one reported
+            b = current_budget()
+            return _recursion_limit(e, b.max_depth if b is not None else None,
+                                    "host stack exhausted (nesting too deep)")
     frames = tracebacks.frames_of(e)
     try:
         message = _message(e)
@@ -161,6 +170,19 @@ def to_api_error(e: BaseException) -> BaseException:
     from safe_eval.interpreter.compile_stmt import enter_guest
 
     return GuestError(type(e).__name__, message, frames, enter_guest(e), cause)
+
+
+def _recursion_limit(
+    e: BaseException, limit: int | None, detail: str = "maximum recursion depth exceeded"
+) -> RecursionLimit:
+    """``RecursionLimit`` located where ``e`` stopped the guest: its innermost guest frame."""
+    err = RecursionLimit(detail, value=limit)
+    frames = tracebacks.frames_of(e)
+    if frames:
+        inner = frames[-1]
+        err.at_line(inner.line, inner.col)
+        err.in_source(inner.filename, inner.source_line)
+    return err
 
 
 def _cause(e: BaseException, depth: int = 0) -> GuestError | None:

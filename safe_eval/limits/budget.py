@@ -8,7 +8,7 @@ Hot-path contract with the interpreter (kept tiny so a tick costs two bytecodes)
 
     b.depth += 1
     if b.depth > b.max_depth:
-        b.too_deep()        # raises RecursionLimit
+        b.too_deep()        # raises a guest-catchable RecursionError (see too_deep)
     ...
     b.depth -= 1
 
@@ -37,13 +37,12 @@ from safe_eval.errors import (
     MemoryLimit,
     OpLimit,
     OutputLimit,
-    RecursionLimit,
     TimeLimit,
 )
 from safe_eval.limits import memory
 from safe_eval.limits.model import Limits
 
-__all__ = ["CHUNK", "NS_PER_OP", "Budget", "current", "current_or_default"]
+__all__ = ["CHUNK", "NS_PER_OP", "Budget", "current", "current_or_default", "depth_limit_of"]
 
 # Ops between two slow checks (clock, total ops, memory): large enough that the clock is
 # read rarely, small enough that a time limit is noticed within a few milliseconds.
@@ -170,8 +169,14 @@ class Budget:
 
     # -- recursion -------------------------------------------------------------------------
     def too_deep(self) -> None:
+        """Refuse one guest call past ``max_depth`` with CPython's ``RecursionError``, which the
+        guest may catch as in CPython. The run is not exhausted: the depth check holds on every
+        call, so a guest that catches it still cannot recurse deeper. Left uncaught it becomes
+        ``RecursionLimit`` (``depth_limit_of``, read by the run's error conversion)."""
         self.depth -= 1
-        self._fail(RecursionLimit("maximum recursion depth exceeded", value=self.max_depth))
+        err = RecursionError("maximum recursion depth exceeded")
+        err.__dict__[_DEPTH_KEY] = self.max_depth
+        raise err
 
     # -- memory ----------------------------------------------------------------------------
     def check_alloc(self, nbytes: int) -> None:
@@ -245,6 +250,18 @@ class Budget:
         err = self.exhausted
         assert err is not None
         return type(err)(err.detail, value=err.value, reached=err.reached)
+
+
+# marks a RecursionError raised by the depth check (not the host's own): a key the guest cannot
+# name (dunder attributes and ``__dict__`` are refused by restrict)
+_DEPTH_KEY = "__safe_eval_depth_limit__"
+
+
+def depth_limit_of(e: BaseException) -> int | None:
+    """The recursion limit ``e`` was raised for, if the depth check raised it; else None."""
+    d = getattr(e, "__dict__", None) if type(e) is RecursionError else None
+    limit = d.get(_DEPTH_KEY) if d is not None else None
+    return limit if type(limit) is int else None
 
 
 def current() -> Budget | None:

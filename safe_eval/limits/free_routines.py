@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import importlib
 import itertools
+import sys
 import types
 from typing import Any
 
@@ -286,10 +287,6 @@ FREE: dict[str, dict[str, str]] = {
             _DECIMAL,
     },
     "type:uuid:UUID": {f"{_CMP} __hash__ __int__ __repr__ __str__": "128 bits: constant"},
-    "type:collections:UserDict": {
-        "__contains__ __copy__ __delitem__ __getitem__ __ior__ __iter__ __len__ __or__ __ror__ "
-        "__setitem__ copy fromkeys get": "stdlib Python over self.data: " + _CONTAINER_STEP,
-    },
     "type:collections.abc:MutableMapping": {
         "__delitem__ __setitem__ clear pop popitem setdefault update":
             "abstract mixins in stdlib Python: one guest method call a step (ticks)",
@@ -309,26 +306,8 @@ FREE: dict[str, dict[str, str]] = {
         "__contains__ __getitem__ __iter__ __reversed__ count index":
             "abstract mixins in stdlib Python: one guest method call a step (ticks)",
     },
-    "type:collections:UserList": {
-        f"{_CMP} __add__ __contains__ __copy__ __delitem__ __getitem__ __len__ __radd__ __setitem__ "
-        "append clear copy count index insert pop remove reverse sort":
-            "stdlib Python over self.data: " + _CONTAINER_STEP,
-    },
-    "type:collections:UserString": {
-        f"{_CMP} __add__ __complex__ __contains__ __float__ __getitem__ __hash__ __int__ __len__ "
-        "__radd__ __repr__ __str__ capitalize casefold count encode endswith find index isalnum "
-        "isalpha isascii isdecimal isdigit isidentifier islower isnumeric isprintable isspace "
-        "istitle isupper lower lstrip maketrans partition removeprefix removesuffix rfind rindex "
-        "rpartition rstrip splitlines startswith strip swapcase title upper":
-            "stdlib Python over self.data: " + _LINEAR_TEXT,
-    },
-    "type:contextlib:suppress": {"__enter__ __exit__": "constant: an isinstance test"},
     "type:contextlib:AbstractContextManager": {"__enter__ __exit__": _RETURNS},
-    "type:contextlib:nullcontext": {"__aenter__ __aexit__ __enter__ __exit__": _RETURNS},
     "type:contextlib:AbstractAsyncContextManager": {"__aenter__ __aexit__": _RETURNS},
-    "type:contextlib:ExitStack": {"__enter__ __exit__ close": "calls the registered callbacks (guest "
-                                                              "calls, which tick)"},
-    "type:contextlib:_BaseExitStack": {"callback enter_context pop_all push": "one entry on a deque"},
     "type:dataclasses:Field": {"__repr__": "the text of a few fields"},
     "type:functools:_lru_cache_wrapper": {
         "__call__ __copy__ __deepcopy__ cache_clear cache_info":
@@ -359,17 +338,14 @@ FREE: dict[str, dict[str, str]] = {
         "ABC": "abstract base: construction makes an empty instance",
     },
     "curated:collections": {
-        "ChainMap UserDict UserList UserString": "construction copies or wraps its arguments: one "
-                                                "pass (an iterator argument ticks per element)",
+        "ChainMap": "construction wraps its arguments: one pass (an iterator argument ticks per "
+                    "element)",
     },
     "curated:collections.abc": {
         "Awaitable Coroutine AsyncIterable AsyncIterator AsyncGenerator Hashable Iterable Iterator "
         "Generator Reversible Sized Container Callable Collection Set MutableSet Mapping "
         "MutableMapping MappingView KeysView ItemsView ValuesView Sequence MutableSequence ByteString":
             "abstract bases: construction is refused or makes an empty instance",
-    },
-    "curated:contextlib": {
-        "suppress nullcontext ExitStack": "construction stores its arguments: constant work",
     },
     "curated:asyncio": {
         "run gather sleep create_task wait_for as_completed iscoroutine iscoroutinefunction":
@@ -486,22 +462,38 @@ def defined(cls: type, name: str) -> Any:
     raise KeyError(f"{cls.__qualname__}.{name}")
 
 
+# The table is the union over the supported Pythons: the routines some of them lack, with the
+# first and last version that has each (anything else must resolve everywhere: a typo fails)
+_NEWEST = (3, 99)
+_ONLY_IN: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
+    **dict.fromkeys(
+        ("builtins.BaseExceptionGroup", "builtins.ExceptionGroup", "type:builtins:bytes.__bytes__",
+         "type:builtins:complex.__complex__", "type:string:Template.get_identifiers",
+         "type:string:Template.is_valid", "curated:math.cbrt", "curated:math.exp2",
+         "curated:typing.Never", "curated:typing.Self", "curated:typing.LiteralString",
+         "curated:typing.Required", "curated:typing.NotRequired", "curated:typing.Unpack",
+         "curated:typing.TypeVarTuple", "curated:typing.assert_never", "curated:typing.assert_type"),
+        ((3, 11), _NEWEST)),
+    **dict.fromkeys(
+        ("type:builtins:int.is_integer", "type:builtins:bool.is_integer",
+         "type:fractions:Fraction.is_integer", "curated:math.sumprod"),
+        ((3, 12), _NEWEST)),
+    "curated:math.fma": ((3, 13), _NEWEST),
+    "type:collections:deque.__bool__": ((3, 10), (3, 10)),
+}
+
+
 def free_routines() -> dict[Any, str]:
     """``FREE`` resolved to ``{routine: reason}`` (imports every module it names)."""
     out: dict[Any, str] = {}
     for owner, table in FREE.items():
-        try:
-            resolve = _resolver(owner)
-        except (AttributeError, ImportError):
-            continue  # a type this Python does not have
+        resolve = _resolver(owner)
         for names, reason in table.items():
             for name in names.split():
-                try:
-                    routine = resolve(name)
-                except (KeyError, AttributeError):
-                    # the table is the union over the supported Pythons: a routine this one
-                    # lacks (``BaseExceptionGroup`` before 3.11, ``math.fma`` before 3.13)
+                span = _ONLY_IN.get(f"{owner}.{name}")
+                if span is not None and not span[0] <= sys.version_info[:2] <= span[1]:
                     continue
+                routine = resolve(name)
                 out[_key(routine)] = reason
                 out[_key(routine_of(routine))] = reason  # a classmethod's function too
     return out

@@ -102,7 +102,7 @@ _DEFAULTS: dict[str, float | int] = {
     "time": 3.0,
     "ops": 10_000_000,
     "memory": 256 * 1024 * 1024,
-    "recursion": 200,
+    "recursion": 1000,
     "output": 64 * 1024,
 }
 

@@ -79,6 +79,10 @@ def charge_bytes(nbytes: int) -> None:
 
 
 # -- * -------------------------------------------------------------------------------------
+# what ``*`` by an int repeats: the sequences and ``deque`` (a copy of n times its items)
+_REPEATABLE = (*SEQ_TYPES, deque)
+
+
 def _repeat(seq: Any, count: Any, reflected_name: str, op: Binop, a: Any, b: Any) -> Any:
     """``seq * count`` (or ``count * seq``) with the size checked against the int repeat count."""
     if not isinstance(count, int):
@@ -108,9 +112,9 @@ def mul_slow(a: Any, b: Any, op: Binop) -> Any:
             budget.check_alloc(int_bytes(bits_a + bits_b))
             budget.check_work(int_mul_ns(bits_a, bits_b))
         return op(a, b)
-    if isinstance(a, SEQ_TYPES):
+    if isinstance(a, _REPEATABLE):
         return _repeat(a, b, "__rmul__", op, a, b)
-    if isinstance(b, SEQ_TYPES):
+    if isinstance(b, _REPEATABLE):
         return _repeat(b, a, "__mul__", op, a, b)
     check_operands(a, b)
     if isinstance(a, Number) and isinstance(b, Number):  # priced by check_operands above

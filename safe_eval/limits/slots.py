@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import operator
 import sys
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -228,6 +229,11 @@ _SEQ_SLOTS: dict[str, Callable[[Guard], Guard]] = {
     "__str__": _priced_text,
 }
 
+# ``deque * n`` copies n times like a list (one pointer per item)
+_REPEAT_SLOTS: dict[str, Callable[[Guard], Guard]] = {
+    name: _sequence_repeat for name in ("__mul__", "__rmul__", "__imul__")
+}
+
 _TEXT_SLOTS: dict[str, Callable[[Guard], Guard]] = {
     **_SEQ_SLOTS,
     "__mod__": lambda raw: _forward(divlike_slow, raw),
@@ -279,6 +285,7 @@ def slot_guards() -> dict[type, dict[str, Guard]]:
     for store in (list, bytearray):
         table[store]["__setitem__"] = _store(store.__dict__["__setitem__"])
     table[dict]["__ior__"] = _update(dict.__dict__["__ior__"])
+    table[deque] = _table(deque, _REPEAT_SLOTS)
     return table
 
 

@@ -316,6 +316,7 @@ def _guest_type_get(cls: type, name: str) -> Any:
         if name == "__mro__":
             return tuple(reveal_type(k) for k in cls.__mro__ if _holdable_type(k))
         if owner is not None and not is_guest_class(owner):
+            _refuse_unbound_host_function(cls, owner, name)
             guarded = method_price(owner, name)  # a host type's slot, inherited
             if guarded is not None:
                 return guarded
@@ -366,6 +367,8 @@ def _host_type_get(cls: type, name: str) -> Any:
         if name in DATA_METHOD_DUNDERS or name in ("__init__", "__new__", "__setattr__", "__delattr__"):
             if cls in HOST_TYPE_NAMES or issubclass(cls, BaseException):
                 owner = _owner(cls, name)
+                if owner is not None:
+                    _refuse_unbound_host_function(cls, owner, name)
                 guarded = None if owner is None else method_price(owner, name)
                 return guarded if guarded is not None else _unhook(getattr(cls, name))
         raise _deny(cls, name)
@@ -546,12 +549,23 @@ def _super_priced(sup: Any, target: object, name: str) -> Any:
 def _class_level(cls: type, owner: type, name: str) -> Any:
     """``Type.name``: the guarded version when there is one (bound to the class when the
     method is a classmethod, as ``dict.fromkeys`` is), else the attribute itself."""
+    _refuse_unbound_host_function(cls, owner, name)
     guarded = _guarded_method(owner, name)
     if guarded is None:
         return getattr(cls, name)
     if isinstance(owner.__dict__.get(name), classmethod | types.ClassMethodDescriptorType):
         return _BoundMethod(guarded, cls, name)
     return guarded
+
+
+def _refuse_unbound_host_function(cls: type, owner: type, name: str) -> None:
+    """The one check that no class-level read hands the guest a host Python function: unbound,
+    it runs with host rights on whatever ``self`` the guest passes (``UserDict.__init__(abc.ABC)``
+    writes ``abc.ABC.data``; ``Mapping.update`` stores into any object). C methods are
+    descriptor-checked by CPython, and read on an instance a Python method is bound to it."""
+    raw = owner.__dict__.get(name)
+    if type(raw) is types.FunctionType and not is_guest_class(owner) and not is_guest_function(raw):
+        raise _deny(cls, name, "an unbound host Python method would run on any object")
 
 
 @register_membrane_type

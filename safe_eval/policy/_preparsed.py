@@ -23,7 +23,7 @@ PREPARSED: dict[str, tuple[str, str, tuple[str, ...], dict[str, Any]]] = {
             'imports abc, asyncio, base64, bisect, cmath, collections, contextlib, copy, dataclasses,\n'
             '        datetime, decimal, enum, fractions, functools, hashlib, heapq, itertools, json, math,\n'
             '        operator, random, re, statistics, string, textwrap, time, typing, uuid\n'
-            'limits time 3s, ops 10_000_000, memory 256MiB, recursion 200, output 64KiB\n'
+            'limits time 3s, ops 10_000_000, memory 256MiB, recursion 1000, output 64KiB\n'
         ),
         'default',
         (
@@ -56,6 +56,6 @@ PREPARSED: dict[str, tuple[str, str, tuple[str, ...], dict[str, Any]]] = {
             'typing',
             'uuid',
         ),
-        {'time': 3.0, 'ops': 10000000, 'memory': 268435456, 'recursion': 200, 'output': 65536},
+        {'time': 3.0, 'ops': 10000000, 'memory': 268435456, 'recursion': 1000, 'output': 65536},
     ),
 }

@@ -308,6 +308,76 @@ def test_metered_consumers_give_cpythons_answers(code):
     assert ns["r"] == expected["r"]
 
 
+# -- the repeat slots of every allowlisted container, however they are reached -------------------
+# ``seq * n`` is the one growth whose size the guest picks with a number, independently of what
+# it holds: each container type the guest can hold that defines a repeat slot has a sample
+# here, and each path to that slot (operator, slot read on the object, slot read on the type,
+# in-place) must end at the memory limit.
+REPEATABLE = {
+    "str": "'ab'", "bytes": "b'ab'", "bytearray": "bytearray(b'ab')", "list": "[0, 1]",
+    "tuple": "(0, 1)", "deque": "collections.deque([0, 1])",
+}
+REPEAT_PATHS = {
+    "operator": "{x} * 10**9",
+    "reflected-operator": "10**9 * {x}",
+    "mul-slot": "{x}.__mul__(10**9)",
+    "rmul-slot": "{x}.__rmul__(10**9)",
+    "mul-on-the-type": "type({x}).__mul__({x}, 10**9)",
+    "in-place": "y = {x}\ny *= 10**9",
+}
+
+
+def test_every_allowlisted_container_with_a_repeat_slot_has_a_priced_sample() -> None:
+    safe_eval("import collections, decimal, fractions, datetime, uuid\n1")  # registers their types
+    from collections import deque
+    from collections.abc import Sequence
+
+    from safe_eval.membrane.allowlists import HOST_TYPE_NAMES
+
+    containers = {t.__name__ for t in HOST_TYPE_NAMES
+                  if "__mul__" in t.__dict__ and (issubclass(t, Sequence) or issubclass(t, deque))}
+    assert containers == set(REPEATABLE)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("path", list(REPEAT_PATHS))
+@pytest.mark.parametrize("kind", list(REPEATABLE))
+def test_repeating_a_container_a_billion_times_hits_the_memory_limit(kind: str, path: str) -> None:
+    code = "import collections\n" + REPEAT_PATHS[path].format(x=REPEATABLE[kind]) + "\n0"
+    with pytest.raises(MemoryLimit):
+        safe_eval(code, {}, limits=LIMITS)
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    pytest.param("list(collections.deque([1, 2]) * 2)", [1, 2, 1, 2], id="deque-times-two"),
+    pytest.param("list(2 * collections.deque([1]))", [1, 1], id="two-times-deque"),
+    pytest.param("d = collections.deque([1], maxlen=3)\nd *= 5\nlist(d)", [1, 1, 1], id="deque-imul-maxlen"),
+    pytest.param("list(collections.deque([1]).__mul__(0))", [], id="deque-mul-slot-zero"),
+])
+def test_a_priced_deque_repeat_gives_cpythons_answer(code: str, expected: list[int]) -> None:
+    assert safe_eval("import collections\n" + code) == expected
+
+
+# -- the collections wrappers are guest code: their calls into ``self.data`` are priced ---------
+WRAPPER_GROWTH = [
+    pytest.param("collections.UserString('a').center(400_000_000)", id="userstring-center"),
+    pytest.param("collections.UserString('a').ljust(400_000_000)", id="userstring-ljust"),
+    pytest.param("collections.UserString('1').zfill(400_000_000)", id="userstring-zfill"),
+    pytest.param("collections.UserString('a') * 400_000_000", id="userstring-times-n"),
+    pytest.param("400_000_000 * collections.UserString('a')", id="n-times-userstring"),
+    pytest.param("collections.UserList([0]) * 50_000_000", id="userlist-times-n"),
+    pytest.param("u = collections.UserList([0])\nu *= 50_000_000", id="userlist-imul"),
+    pytest.param("collections.deque([0]) * 50_000_000", id="deque-times-n"),
+    pytest.param("class S(collections.UserString):\n    pass\nS('a').rjust(400_000_000)",
+                 id="userstring-subclass-rjust"),
+]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("code", WRAPPER_GROWTH)
+def test_a_collections_wrapper_growing_its_data_hits_the_memory_limit(code: str) -> None:
+    with pytest.raises(MemoryLimit):
+        safe_exec("import collections\n" + code, {}, limits=LIMITS)
 # -- routines whose cost one guest argument chooses (red-team round 2) ---------------------
 ROUTINE_LIMITS = {"time": 1.0, "memory": 64 * 2**20}
 

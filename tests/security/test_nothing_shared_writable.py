@@ -113,3 +113,73 @@ def test_a_guest_function_keeps_its_public_attributes_per_object() -> None:
     first: Any = safe_eval("def f():\n    pass\nf.calls = 1\nf")
     second: Any = safe_eval("def f():\n    pass\nhasattr(f, 'calls')")
     assert first.calls == 1 and second is False
+
+
+# -- host Python methods never run with a self the guest picks ----------------------------------
+# ``UserDict.__init__(X)`` as host code would write ``X.data = {}`` with host rights on a shared
+# object (an ABC, ``typing.Any``, a curated module's function), for the next evaluation to read.
+SHARED_TARGETS = ["abc.ABC", "collections.abc.Mapping", "typing.Any", "enum.Enum", "json.dumps",
+                  "decimal.Decimal", "collections.Counter", "math"]
+UNBOUND_WRITERS = [
+    pytest.param("collections.UserDict.__init__({t})\ncollections.UserDict.__setitem__({t}, 'k', 1)",
+                 id="userdict_init_and_setitem"),
+    pytest.param("collections.UserList.__init__({t}, [1])", id="userlist_init"),
+    pytest.param("collections.UserString.__init__({t}, 'planted')", id="userstring_init"),
+    pytest.param("contextlib.ExitStack.__init__({t})", id="exitstack_init"),
+    pytest.param("contextlib.suppress.__init__({t}, KeyError)", id="suppress_init"),
+    pytest.param("contextlib.nullcontext.__init__({t}, 1)", id="nullcontext_init"),
+    pytest.param("class M(collections.abc.MutableMapping):\n"
+                 "    __getitem__ = __setitem__ = __delitem__ = __iter__ = __len__ = None\n"
+                 "M.update({t}, {{'data': 1}})", id="mapping_mixin_update_unbound"),
+]
+_PLANTED = ("data", "_exit_callbacks", "_exceptions", "enter_result", "k")
+
+
+@pytest.mark.parametrize("target", SHARED_TARGETS)
+@pytest.mark.parametrize("writer", UNBOUND_WRITERS)
+def test_a_host_class_method_called_unbound_on_a_shared_object_writes_nothing(writer: str, target: str) -> None:
+    imports = "import abc, collections, collections.abc, contextlib, typing, enum, json, decimal, math\n"
+    assert _attempt(imports + writer.format(t=target)) == "refused"
+    probe = imports + f"[hasattr({target}, n) for n in {_PLANTED!r}]"
+    assert safe_eval(probe) == [hasattr(eval(target, {"abc": __import__("abc"), "collections": __import__("collections.abc"),
+                                                      "typing": __import__("typing"), "enum": __import__("enum"),
+                                                      "json": __import__("json"), "decimal": __import__("decimal"),
+                                                      "math": math}), n) for n in _PLANTED]
+
+
+def _host_python_methods() -> list[Any]:
+    """(module, class attribute, method name) for every host Python function a class-level read
+    of a class a curated module offers could return (the class's own or inherited)."""
+    import types
+
+    from safe_eval.membrane.modules import CURATED, import_module
+
+    cases = []
+    for module in sorted(CURATED):
+        attrs = object.__getattribute__(import_module(module), "_se_attrs")
+        for attr, value in sorted(attrs.items()):
+            if not isinstance(value, type):
+                continue
+            names = {n for k in value.__mro__ for n, raw in vars(k).items() if type(raw) is types.FunctionType}
+            cases += [(module, attr, name) for name in sorted(names)]
+    return cases
+
+
+HOST_PYTHON_METHODS = _host_python_methods()
+
+
+def test_the_sweep_covers_the_classes_curated_modules_offer() -> None:
+    modules = {module for module, _, _ in HOST_PYTHON_METHODS}
+    assert {"collections", "collections.abc", "enum", "string", "json", "asyncio"} <= modules
+
+
+@pytest.mark.parametrize("module", sorted({m for m, _, _ in HOST_PYTHON_METHODS}))
+def test_no_class_level_read_hands_out_a_host_python_method(module: str) -> None:
+    pairs = [(attr, name) for m, attr, name in HOST_PYTHON_METHODS if m == module]
+    code = (f"import {module} as m\nhanded = []\nfor attr, name in pairs:\n"
+            "    try:\n        f = getattr(getattr(m, attr), name)\n    except Exception:\n        continue\n"
+            "    if type(f).__name__ == 'function' and not getattr(f, '__module__', '').startswith('safe_eval'):\n"
+            "        handed.append((attr, name, str(f)))\nhanded")
+    handed = safe_eval(code, {"pairs": pairs})
+    # what was read is guest code (the guest standard library), never a host function
+    assert all("<function" in text and "at 0x" not in text for _, _, text in handed), handed

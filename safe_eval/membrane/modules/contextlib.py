@@ -1,32 +1,28 @@
-"""Curated ``contextlib``: ``contextmanager`` and ``closing`` are guest-stdlib code
-(``safe_eval/guestlib/contextlib.py``: the generator is driven, ``close()`` called, with guest
-calls only); ``suppress`` (isinstance checks on exception types), ``nullcontext`` and
-``ExitStack`` are the host classes (ExitStack calls the ``__enter__``/``__exit__`` of the type
-of what it is handed, as a ``with`` statement would). Left out: ``redirect_stdout``/
+"""Curated ``contextlib``: every name is guest-stdlib code (``safe_eval/guestlib/contextlib.py``):
+``contextmanager`` (the generator is driven with guest calls), ``closing``, ``suppress``,
+``nullcontext`` and ``ExitStack`` (the host classes are Python: unbound, their methods would run
+with host rights on a ``self`` the guest picks, and ExitStack calls what it is handed).
+Left out: ``redirect_stdout``/
 ``redirect_stderr`` (they swap host ``sys`` streams) and the async variants.
 One namespace per evaluation (``PER_RUN``)."""
 
 from __future__ import annotations
 
-import contextlib
 from typing import Any
-
-from safe_eval.membrane.modules._util import pick
 
 PER_RUN = True
 
+GUEST_NAMES = ("contextmanager", "closing", "suppress", "nullcontext", "ExitStack")
+
 
 def build() -> dict[str, Any]:
-    """The host part, built once."""
-    from safe_eval.membrane.modules._hosttypes import allow_all
-
-    allow_all([contextlib.suppress, contextlib.nullcontext, contextlib.ExitStack])
-    return pick(contextlib, ["suppress", "nullcontext", "ExitStack"])
+    """The host part, built once: nothing (every name is guest-stdlib code)."""
+    return {}
 
 
 def guest_attrs() -> dict[str, Any]:
-    """The guest-stdlib ``contextmanager`` and ``closing`` of this run."""
+    """The guest-stdlib classes and ``contextmanager`` of this run."""
     from safe_eval.guestlib import load
 
     namespace = load("contextlib")
-    return {"contextmanager": namespace["contextmanager"], "closing": namespace["closing"]}
+    return {name: namespace[name] for name in GUEST_NAMES}
