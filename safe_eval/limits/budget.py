@@ -52,6 +52,8 @@ CHUNK = 4096
 # operation costs in the interpreter), so big-int arithmetic counts against ``ops`` too and
 # the op count stays deterministic (the estimate depends on operand sizes only).
 NS_PER_OP = 50
+# ops charged for one RecursionError the depth check raises (about 20 us of work)
+_RAISE_OPS = 400
 
 # Allocations below this size skip the fresh RSS read in check_alloc (the next refuel sees them).
 _FRESH_RSS_ABOVE = 1 << 20
@@ -174,6 +176,9 @@ class Budget:
         call, so a guest that catches it still cannot recurse deeper. Left uncaught it becomes
         ``RecursionLimit`` (``depth_limit_of``, read by the run's error conversion)."""
         self.depth -= 1
+        # raising and unwinding a guest exception costs far more than one op: priced so a guest
+        # that catches it (``finally: f()`` at the limit, exponential) meets the clock in time
+        self.charge(_RAISE_OPS)
         err = RecursionError("maximum recursion depth exceeded")
         err.__dict__[_DEPTH_KEY] = self.max_depth
         raise err
