@@ -57,6 +57,10 @@ class UserDict(_MutableMapping):
     __hash__ = None
 
     def get(self, key, default=None):
+        if _PY312:
+            if key in self:
+                return self[key]
+            return default
         try:
             return self[key]
         except KeyError:
