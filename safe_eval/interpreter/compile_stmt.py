@@ -9,7 +9,7 @@ from typing import Any
 
 from safe_eval import membrane
 from safe_eval.context import current_context
-from safe_eval.errors import InternalError, SafeEvalError
+from safe_eval.errors import InternalError, LimitExceeded, SafeEvalError
 from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.compile_base import CompilerBase
 from safe_eval.interpreter.compile_expr import binop_fn, get_attr
@@ -908,7 +908,9 @@ def _with_finally(inner: St, final: St) -> St:
         try:
             r = inner(f)
         except BaseException as e:
-            if e.__class__ is Discarded:  # the run is over: no guest code runs
+            if e.__class__ is Discarded or isinstance(e, LimitExceeded):
+                # the run is over (unwound after its end, or out of budget: every tick would
+                # raise again): no guest code runs, so unwinding costs no guest work
                 raise
             r2 = final(f)
             if r2 is not None and not isinstance(e, _NOT_CATCHABLE):
