@@ -396,7 +396,10 @@ class StmtCompiler(CompilerBase):
             if not test(f):
                 e = AssertionError(msg(f)) if msg is not None else AssertionError()
                 _mark_raised(e)
-                raise e
+                try:
+                    raise e
+                finally:  # a local naming the exception its traceback holds is a cycle for the GC
+                    del e
         return assert_
 
     def s_Raise(self, node: ast.Raise) -> St:
@@ -405,7 +408,10 @@ class StmtCompiler(CompilerBase):
                 e = sys.exc_info()[1]
                 if e is None:
                     raise RuntimeError("No active exception to reraise")
-                raise e
+                try:
+                    raise e
+                finally:
+                    del e
             return reraise
         exc = self.expr(node.exc)
         cause = self.expr(node.cause) if node.cause is not None else None
@@ -417,7 +423,10 @@ class StmtCompiler(CompilerBase):
                 e.__cause__ = None if c is None else _exception_instance(c)
             tracebacks.clear(e)
             _mark_raised(e)
-            raise e
+            try:
+                raise e
+            finally:  # a local naming the exception its traceback holds is a cycle for the GC:
+                del e  # a guest raising in a loop would leave the collector all the work
         return raise_
 
     # -- control flow ----------------------------------------------------------------------
@@ -573,7 +582,10 @@ class StmtCompiler(CompilerBase):
                 for match, run in handlers:
                     if match is None or _matches(ex, match(f)):
                         if ex is e:
-                            return run(f, ex)
+                            try:
+                                return run(f, ex)
+                            finally:  # e's traceback holds this frame: no cycle through ex
+                                del ex
                         try:
                             raise ex from None
                         except BaseException:
@@ -620,12 +632,18 @@ class StmtCompiler(CompilerBase):
     def _handler(self, h: ast.ExceptHandler) -> tuple[Any, Callable[[Frame, BaseException], Any]]:
         match = self.expr(h.type) if h.type is not None else None
         body = self.block(h.body)
+        # each drops its ``ex`` before running the body: a handler that raises puts its frame
+        # in the traceback of an exception the frame would name (a cycle for the GC)
         if h.name is None:
-            return match, lambda f, ex: body(f)
+            def unnamed(f: Frame, ex: BaseException) -> Any:
+                del ex
+                return body(f)
+            return match, unnamed
         store, delete = self.store_name(h.name), self.delete(ast.Name(h.name, ast.Del()), quiet=True)
 
         def named(f: Frame, ex: BaseException) -> Any:
             store(f, ex)
+            del ex
             try:
                 return body(f)
             finally:

@@ -17,9 +17,11 @@ from safe_eval.context import RunContext
 from safe_eval.errors import (
     GuestError,
     InternalError,
+    LimitExceeded,
     MemoryLimit,
     RecursionLimit,
     SafeEvalError,
+    TimeLimit,
 )
 from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.compile_stmt import guest_raised
@@ -142,6 +144,8 @@ def _message(e: BaseException) -> str:
 
 def to_api_error(e: BaseException) -> BaseException:
     if isinstance(e, SafeEvalError):
+        if type(e) is watchdog.WatchdogTimeLimit or type(e) is watchdog.WatchdogMemoryLimit:
+            return _watchdog_limit(e)
         return e
     gl = sys.modules.get("greenlet")  # greenlet is imported with the first guest generator
     if gl is not None and isinstance(e, (gl.GreenletExit, gl.error)):
@@ -182,6 +186,23 @@ def _recursion_limit(
         inner = frames[-1]
         err.at_line(inner.line, inner.col)
         err.in_source(inner.filename, inner.source_line)
+    return err
+
+
+def _watchdog_limit(e: LimitExceeded) -> LimitExceeded:
+    """The public error for what the watchdog raised (by class, without its setting or what
+    the run reached): a plain ``TimeLimit``/``MemoryLimit`` with both, at the same line."""
+    b = current_budget()
+    err: LimitExceeded
+    if isinstance(e, TimeLimit):
+        err = TimeLimit(e.detail, value=b.limits.time if b else None,
+                        reached=round(b.elapsed, 3) if b else None)
+    else:
+        err = MemoryLimit(e.detail, value=b.limits.memory if b else None,
+                          reached=b.mem_peak or None if b else None)
+    if e.line is not None:
+        err.at_line(e.line, getattr(e, "col", None))
+        err.in_source(getattr(e, "filename", ""), getattr(e, "source_line", ""))
     return err
 
 
