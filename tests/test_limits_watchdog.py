@@ -20,9 +20,14 @@ SLOW_HOST = "import statistics\nstatistics.mean(range(10**8))"
 
 def test_host_loop_interrupted_then_next_run_is_clean() -> None:
     start = time.monotonic()
-    with pytest.raises(TimeLimit):
+    with pytest.raises(TimeLimit) as info:
         safe_eval.safe_eval(SLOW_HOST, limits={"time": 0.2})
     assert time.monotonic() - start < 5
+    # the host gets the public class with the setting and what the run reached, at the line
+    err = info.value
+    assert type(err) is TimeLimit
+    assert err.value == 0.2 and err.reached is not None and err.reached > 0.2
+    assert err.line == 2
     time.sleep(2 * watchdog.PERIOD)  # a stray asynchronous exception would land here
     assert safe_eval.safe_eval("x + 1", {"x": 41}) == 42
 
