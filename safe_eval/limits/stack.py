@@ -37,9 +37,10 @@ MIN_STACK = 64 * 1024 * 1024
 # the default repr. 3.12 counts C calls against ``Py_C_RECURSION_LIMIT`` (1 500), 3-5 per nested
 # call: a recursive ``__eq__`` stopped at 374, ``__repr__`` at 299. 3.10, 3.11 and 3.13 spend
 # 7-10 units of the host recursion limit (20 000, ``guards.HOST_RECURSION_CAP``) per nested
-# call: 2 000-2 855 (measured on every version, ``max_depth`` unbounded). The caps keep a
-# third of either limit spare for the C recursion of nested data between two calls.
-HOST_CALL_CAP = 250 if sys.version_info[:2] == (3, 12) else 1000
+# call: 2 000-2 855 (measured on every version, ``max_depth`` unbounded). Data nested between
+# two calls adds a unit per level (``repr([self])`` stopped at 249 levels on 3.12): the caps
+# leave room for three such levels per call on 3.12, many more elsewhere.
+HOST_CALL_CAP = 160 if sys.version_info[:2] == (3, 12) else 1000
 MAX_STACK = 4 * 1024 * 1024 * 1024  # keep the reservation sane on 64-bit hosts
 _stack_lock = threading.Lock()  # threading.stack_size is process-global
 

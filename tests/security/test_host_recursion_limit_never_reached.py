@@ -64,6 +64,7 @@ def test_host_calls_back_into_guest_code_nest_at_most_the_cap(name: str) -> None
         ("recursive_eq", "class A:\n    def __eq__(self, other):\n        return self == other\nA() == A()"),
         ("recursive_ne", "class A:\n    def __ne__(self, other):\n        return self != other\nA() != A()"),
         ("recursive_repr", "class A:\n    def __repr__(self):\n        return repr(self)\nrepr(A())"),
+        ("recursive_repr_in_list", "class A:\n    def __repr__(self):\n        return repr([self])\nrepr(A())"),
         ("recursive_str", "class A:\n    def __str__(self):\n        return str(self)\nstr(A())"),
         ("recursive_hash", "class A:\n    def __hash__(self):\n        return hash(self)\nhash(A())"),
     ],
@@ -83,3 +84,16 @@ def test_the_cap_applies_per_run_and_unwinds() -> None:
         "sorted(range(3000), key=lambda x: -x)[:2]"
     )
     assert safe_eval(code, limits=DEEP) == [2999, 2998]
+
+
+@pytest.mark.parametrize("call", ["repr(A())", "str([A()])", "hash(A())", "A() == A()"])
+def test_the_recursion_error_of_a_recursive_dunder_is_the_guests_to_catch(call: str) -> None:
+    # as in CPython; a builtin converting nested-data recursion into RecursionLimit leaves the
+    # guest's own RecursionError alone
+    code = (
+        "class A:\n    def __repr__(self):\n        return repr(self)\n"
+        "    def __hash__(self):\n        return hash(self)\n"
+        "    def __eq__(self, other):\n        return self == other\n"
+        f"try:\n    {call}\n    r = 'returned'\nexcept RecursionError:\n    r = 'caught'\nr"
+    )
+    assert safe_eval(code, limits=DEEP) == "caught"
