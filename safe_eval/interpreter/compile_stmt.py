@@ -17,6 +17,7 @@ from safe_eval.interpreter.runtime import BREAK, CONTINUE, RETURN, UNBOUND, Fram
 from safe_eval.interpreter.scopes import CELL, FAST, unbound_free, unbound_local
 from safe_eval.interpreter.specialize import BODY, PARAM, VALUE, Branch, if_compare_closure, if_return_closure
 from safe_eval.interpreter.specialize import CONST as CONST_OPERAND
+from safe_eval.limits.budget import depth_limit_of
 from safe_eval.limits.iteration import drain, metered
 from safe_eval.membrane.proxies import HostExceptionClass, exception_class
 
@@ -578,6 +579,10 @@ class StmtCompiler(CompilerBase):
             except _NOT_CATCHABLE:
                 raise
             except BaseException as e:
+                if e.__class__ is RecursionError and not guest_raised(e) and depth_limit_of(e) is None:
+                    # the host's own limit, tripped somewhere in host code (maybe half-way
+                    # through the membrane's bookkeeping): never the guest's to catch and go on
+                    raise
                 ex = enter_guest(e)
                 for match, run in handlers:
                     if match is None or _matches(ex, match(f)):
