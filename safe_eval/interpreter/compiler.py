@@ -392,7 +392,10 @@ def _genexp_level(it: Callable[[Frame], Any], is_async: bool, store: Callable[[F
                 if b.fuel < 0:
                     b.refuel()
                 store(fr, fr.pop())
-                if all(c(fr) for c in conds):
+                for c in conds:
+                    if not c(fr):
+                        break
+                else:
                     inner(fr, acc)
         finally:
             del fr[k:]
