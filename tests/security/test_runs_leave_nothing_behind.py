@@ -47,7 +47,7 @@ SUSPENDED_IN = {
     "a-binary-operation": "def g():\n    x = [marker] + (yield 1)\n",
     "a-subscript-key": "def g():\n    x = {1: marker}[(yield 1)]\n",
     "a-dict-display": "def g():\n    x = {'a': marker, 'b': (yield 1)}\n",
-    "an-f-string": "def g():\n    x = f'{marker}{(yield 1)}'\n",
+    "an-f-string-format-spec": "def g():\n    x = f'{marker:{(yield 1)}}'\n",
     "an-and-operand": "def g():\n    x = [marker] and (yield 1)\n",
     "an-augmented-assignment": "def g():\n    x = [marker]\n    x += (yield 1)\n",
     "an-if-branch": "def g():\n    if [marker]:\n        yield 1\n",
@@ -242,7 +242,10 @@ def _request_model() -> type:
 def test_a_host_class_a_run_looked_at_dies_with_the_hosts_last_reference() -> None:
     order = _request_model()
     cls = weakref.ref(order)
-    assert safe_eval.safe_eval("type(o).__name__, type(o) is type(o), o.total()", {"o": expose(order(), methods=["total"])}) == ("Order", True, 3)
+    env = {"o": expose(order(), methods=["total"]), "undeclared": order()}
+    assert safe_eval.safe_eval("type(o).__name__, type(o) is type(o), o.total(), undeclared is not None",
+                               env) == ("Order", True, 3, True)
+    del env
     del order
     gc.collect()
     assert cls() is None
