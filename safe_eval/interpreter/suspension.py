@@ -38,6 +38,17 @@ def suspends(node: ast.AST | list[Any] | None) -> bool:
         return False
     if isinstance(node, list):
         return any(suspends(n) for n in node)
+    known: bool | None = getattr(node, _MEMO, None)  # asked of every operand on the way down
+    if known is None:
+        known = _suspends(node)
+        setattr(node, _MEMO, known)
+    return known
+
+
+_MEMO = "_safe_eval_suspends"
+
+
+def _suspends(node: ast.AST) -> bool:
     if isinstance(node, _SUSPENSIONS):
         return True
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
