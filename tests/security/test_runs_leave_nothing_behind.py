@@ -148,6 +148,9 @@ NOTE_IN_A_CYCLE = ("mail = [send_email]\ndef note():\n    try:\n        for x in
                    "box = [0]\ng = note()\nnext(g)\nbox.append(g)\ndel g\n")
 
 
+SLOW_HOST_WORK = {"time": 60}  # a full collection on a loaded machine is not the run's fault
+
+
 def collect() -> int:  # host work that runs the collector in the middle of a run
     return gc.collect()
 
@@ -164,7 +167,8 @@ def test_a_generator_collected_inside_its_run_cleans_up_under_that_runs_policy_a
     sent, send_email = _mailbox()
     events: list[ToolEvent] = []
     Evaluator(MAILER, audit=events.append).exec(
-        NOTE_IN_A_CYCLE + "del box\ncollect()\n", {"send_email": send_email, "collect": collect})
+        NOTE_IN_A_CYCLE + "del box\ncollect()\n", {"send_email": send_email, "collect": collect},
+        limits=SLOW_HOST_WORK)
     assert sent == ["boss@example.com"]
     assert [e.name for e in events] == ["collect", "send_email"]
 
@@ -174,7 +178,8 @@ def test_a_generator_collected_inside_its_run_cleans_up_only_if_that_runs_policy
     events: list[ToolEvent] = []
     strict = parse_policy("policy strict\nallow collect(*)\ndeny send_email(*)\n")
     Evaluator(strict, audit=events.append).exec(NOTE_IN_A_CYCLE + "del box\ncollect()\n",
-                                                {"send_email": send_email, "collect": collect})
+                                                {"send_email": send_email, "collect": collect},
+                                                limits=SLOW_HOST_WORK)
     assert sent == []
     assert [(e.name, e.decision.allowed) for e in events] == [("collect", True), ("send_email", False)]
 
@@ -192,7 +197,7 @@ def test_a_generator_suspended_in_a_loop_sends_nothing_when_collected_outside_it
         gc.collect()
     else:
         safe_eval.safe_exec("collect()\nsend_email('mine@example.com')",
-                            {"collect": collect, "send_email": send_email}, policy=MAILER)
+                            {"collect": collect, "send_email": send_email}, policy=MAILER, limits=SLOW_HOST_WORK)
     assert sent == ([] if collected_by == "host" else ["mine@example.com"])
 
 
