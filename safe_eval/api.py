@@ -38,7 +38,7 @@ from safe_eval.interpreter.namespace import NamespaceRegistry
 from safe_eval.interpreter.session import run_guarded
 from safe_eval.limits.budget import Budget
 from safe_eval.limits.model import Limits
-from safe_eval.membrane.crossing import enter_tool
+from safe_eval.membrane.crossing import done_entering, enter_tool, entering
 from safe_eval.membrane.instancedict import plain_result
 from safe_eval.membrane.proxies import static_facts
 from safe_eval.pipeline.cache import BoundedCache
@@ -164,8 +164,12 @@ class Evaluator:
             raise TypeError(f"env must be a dict (or a mapping), not {type(env).__name__}")
         ns = self._spaces.for_env(env)
         policy = self.policy
-        ns.sync_in(membrane.enter_value, policy)
-        ns.sync_tools(tool_map, enter_tool, policy)
+        token = entering(self.audit)  # a function another Evaluator made enters as its run's tool
+        try:
+            ns.sync_in(membrane.enter_value, policy)
+            ns.sync_tools(tool_map, enter_tool, policy)
+        finally:
+            done_entering(token)
         g = ns.g
         names = frozenset(g) if g else _NO_NAMES
         # which names are tools (only those meet the tool rules), which attributes are writable

@@ -29,6 +29,7 @@ the same way.
 from __future__ import annotations
 
 import collections.abc
+import contextvars
 import types
 from typing import Any
 
@@ -91,14 +92,35 @@ def _foreign_code(value: Any, policy: Any) -> bool:
 
 
 def _other_policy(origin: Any, policy: Any) -> bool:
+    """The run ``origin`` names decides or audits otherwise than the one entering: another
+    policy, or another audit hook, which must see the calls its own run's code makes (a quota
+    kept in the hook), as ``Function.__call__`` decides."""
     if origin is None:
         return False
+    ctx = current_context()
     if policy is None:
-        ctx = current_context()
         if ctx is None:
             return False
         policy = ctx.policy
-    return origin.policy is not policy
+    if origin.policy is not policy:
+        return True
+    audit = ctx.audit if ctx is not None else _entering_audit.get()
+    return audit is not _UNKNOWN and origin.audit is not audit
+
+
+# the audit hook of the run whose env is entering (``entering``), outside any run's context
+_UNKNOWN = object()
+_entering_audit: contextvars.ContextVar[Any] = contextvars.ContextVar("safe_eval_entering_audit",
+                                                                      default=_UNKNOWN)
+
+
+def entering(audit: Any) -> contextvars.Token[Any]:
+    """Values entered from now on (until ``done_entering``) enter the run audited by ``audit``."""
+    return _entering_audit.set(audit)
+
+
+def done_entering(token: contextvars.Token[Any]) -> None:
+    _entering_audit.reset(token)
 
 
 def _foreign_object(value: Any, policy: Any) -> bool:

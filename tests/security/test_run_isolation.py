@@ -768,3 +768,24 @@ def test_what_the_collector_frees_during_a_run_runs_no_host_python_code_an_inter
             "    ns = None\ncollect() > 0")
     assert safe_eval.safe_eval(code, {"collect": collect}) is True
     assert ran == []
+
+
+def test_a_function_made_under_the_same_policy_with_another_audit_hook_is_audited_by_its_own() -> None:
+    # a per-tenant audit trail (or a quota kept in the hook): tenant A's function, called in
+    # tenant B's run, is B's tool call, and the email it sends is A's to record
+    sent: list[str] = []
+    audit_a: list[Any] = []
+    audit_b: list[Any] = []
+
+    def send_email(to: str, subject: str, body: str) -> str:
+        sent.append(to)
+        return "ok"
+
+    a = Evaluator(audit=audit_a.append)
+    b = Evaluator(audit=audit_b.append)
+    handler = a.eval("def on_event(evt):\n    return send_email(to='ops@example.com', subject='x', body=evt)\n"
+                     "on_event", {"send_email": send_email})
+    assert b.eval("handler('hello')", {"handler": handler, "send_email": send_email}) == "ok"
+    assert sent == ["ops@example.com"]
+    assert [getattr(e, "name", None) for e in audit_a] == ["send_email"]
+    assert [getattr(e, "name", None) for e in audit_b] == ["handler"]
