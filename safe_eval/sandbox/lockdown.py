@@ -23,7 +23,7 @@ import resource
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["apply"]
+__all__ = ["apply", "preload"]
 
 NOBODY = 65534
 _DENIED_SYSCALLS = (
@@ -40,7 +40,7 @@ _DENIED_SYSCALLS = (
 def apply(spec: Mapping[str, Any]) -> dict[str, bool]:
     """Lock this process down as ``spec`` says; returns which layers are in force."""
     applied: dict[str, bool] = {}
-    _preload()  # finding libseccomp runs ldconfig: before any layer forbids it
+    preload()  # finding libseccomp runs ldconfig: before any layer forbids it
     _rlimits(spec.get("rlimits", {}))
     applied["rlimits"] = True
     applied["uid"] = _drop_root(bool(spec.get("drop_root", True)))
@@ -53,7 +53,8 @@ def apply(spec: Mapping[str, Any]) -> dict[str, bool]:
     return applied
 
 
-def _preload() -> None:
+def preload() -> None:
+    """Import the optional layers' libraries (a zygote does it once for all its workers)."""
     for name in ("landlockpy", "pyseccomp"):
         try:
             __import__(name)
