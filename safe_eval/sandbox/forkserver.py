@@ -108,7 +108,8 @@ class Zygote:
         theirs = [pipes[0][0], pipes[1][1], pipes[2][1]]
         try:
             with self._lock:
-                reply, fds = self._request({"op": "spawn", "workspace": workspace_name, "config": config}, theirs)
+                request = {"op": "spawn", "workspace": workspace_name, "config": config}
+                reply, fds = self._request(request, theirs)
         except BaseException:
             for r, w in pipes:
                 os.close(r)
@@ -155,7 +156,9 @@ class ForkedProcess:
         self._ns_pid = ns_pid
         self._pidfd: int | None = pidfd
         self.pid = _host_pid(pidfd)  # also its process group: it called setsid
-        self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
+        self.stdin: IO[bytes] | None = stdin
+        self.stdout: IO[bytes] | None = stdout
+        self.stderr: IO[bytes] | None = stderr
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
