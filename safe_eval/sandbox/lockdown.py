@@ -100,7 +100,10 @@ def _landlock(read: Iterable[str], write: Iterable[str]) -> bool:
     file_read = fs.READ_FILE | fs.EXECUTE
     dir_read = file_read | fs.READ_DIR
     ruleset = ll.Ruleset(scoped=ll.Scope.ABSTRACT_UNIX_SOCKET | ll.Scope.SIGNAL)
-    write_rights = fs.WRITE_FILE | fs.REMOVE_DIR | fs.REMOVE_FILE | fs.MAKE_DIR | fs.MAKE_REG | fs.TRUNCATE
+    # MAKE_SYM: a symlink in the workspace is the guest's own business (every open resolves it,
+    # under these rules); the host never follows one (``Workspace``)
+    write_rights = (fs.WRITE_FILE | fs.REMOVE_DIR | fs.REMOVE_FILE | fs.MAKE_DIR | fs.MAKE_REG | fs.MAKE_SYM
+                    | fs.TRUNCATE)
     for path in read:
         if os.path.exists(path):
             ruleset.allow_path(path, dir_read if os.path.isdir(path) else file_read)
