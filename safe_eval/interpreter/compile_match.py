@@ -11,6 +11,7 @@ from safe_eval.errors import InternalError
 from safe_eval.interpreter.compile_base import CompilerBase
 from safe_eval.interpreter.compile_expr import get_attr
 from safe_eval.interpreter.runtime import Frame
+from safe_eval.interpreter.suspension import parks_frame, suspends
 from safe_eval.limits.iteration import drain, metered
 
 __all__ = ["MatchCompiler"]
@@ -29,6 +30,9 @@ class MatchCompiler(CompilerBase):
         subject = self.expr(node.subject)
         cases = [(self.pattern(c.pattern), self.expr(c.guard) if c.guard else None, self.block(c.body))
                  for c in node.cases]
+
+        if parks_frame(self.scope) and suspends(node.cases):
+            return _match_parked(subject, cases)
 
         def match(f: Frame) -> Any:
             s = subject(f)
@@ -159,3 +163,22 @@ class MatchCompiler(CompilerBase):
                     return False
             return True
         return match_class
+
+
+def _match_parked(subject: Any, cases: list[tuple[Pat, Any, Any]]) -> Any:
+    """A ``match`` whose guard or case body can suspend, in a body whose frame is parked while
+    suspended: the subject waits on the frame's tail (see ``suspension``), and is gone once a
+    case body runs."""
+
+    def match_parked(f: Frame) -> Any:
+        k = len(f)
+        try:
+            f.append(subject(f))
+            for pat, guard, body in cases:
+                if pat(f, f[k]) and (guard is None or guard(f)):
+                    del f[k:]
+                    return body(f)
+            return None
+        finally:
+            del f[k:]
+    return match_parked

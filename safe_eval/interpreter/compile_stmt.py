@@ -17,6 +17,7 @@ from safe_eval.interpreter.runtime import BREAK, CONTINUE, RETURN, UNBOUND, Fram
 from safe_eval.interpreter.scopes import CELL, FAST, unbound_free, unbound_local
 from safe_eval.interpreter.specialize import BODY, PARAM, VALUE, Branch, if_compare_closure, if_return_closure
 from safe_eval.interpreter.specialize import CONST as CONST_OPERAND
+from safe_eval.interpreter.suspension import next_onto, parks_frame, suspends
 from safe_eval.limits.budget import depth_limit_of
 from safe_eval.limits.iteration import drain, metered
 from safe_eval.membrane.proxies import HostExceptionClass, exception_class
@@ -344,6 +345,8 @@ class StmtCompiler(CompilerBase):
         return self.s_Assign(ast.copy_location(ast.Assign(targets=[target], value=node.value), node))
 
     def s_AugAssign(self, node: ast.AugAssign) -> St:
+        if parks_frame(self.scope) and suspends(node):
+            return self._aug_parked(node)
         fn = binop_fn(node.op, inplace=True)
         value = self.expr(node.value)
         t = node.target
@@ -378,6 +381,53 @@ class StmtCompiler(CompilerBase):
             def aug_item(f: Frame) -> None:
                 o, k = obj(f), key(f)
                 o[k] = fn(o[k], value(f))
+            return aug_item
+        raise InternalError("bad augmented assignment target")
+
+    def _aug_parked(self, node: ast.AugAssign) -> St:
+        """``s_AugAssign`` where an operand can suspend, in a body whose frame is parked while
+        suspended: the target's object, key and old value wait on the frame's tail."""
+        fn = binop_fn(node.op, inplace=True)
+        value = self.expr(node.value)
+        t = node.target
+        if isinstance(t, ast.Name):
+            load, store = self.load_name(t.id), self.store(t)
+
+            def aug_name(f: Frame) -> None:
+                k = len(f)
+                try:
+                    f.append(load(f))
+                    f.append(value(f))
+                    store(f, fn(f[k], f[k + 1]))
+                finally:
+                    del f[k:]
+            return aug_name
+        if isinstance(t, ast.Attribute):
+            obj, name = self.expr(t.value), t.attr
+
+            def aug_attr(f: Frame) -> None:
+                k = len(f)
+                try:
+                    f.append(obj(f))
+                    f.append(get_attr(f[k], name))
+                    f.append(value(f))
+                    membrane.set_attr(f[k], name, fn(f[k + 1], f[k + 2]))
+                finally:
+                    del f[k:]
+            return aug_attr
+        if isinstance(t, ast.Subscript):
+            obj, key = self.expr(t.value), self.expr(t.slice)
+
+            def aug_item(f: Frame) -> None:
+                k = len(f)
+                try:
+                    f.append(obj(f))
+                    f.append(key(f))
+                    f.append(f[k][f[k + 1]])
+                    f.append(value(f))
+                    f[k][f[k + 1]] = fn(f[k + 2], f[k + 3])
+                finally:
+                    del f[k:]
             return aug_item
         raise InternalError("bad augmented assignment target")
 
@@ -435,10 +485,13 @@ class StmtCompiler(CompilerBase):
         body = self.block(node.body)
         pos, note = _pos(node), tracebacks.note
         t = node.test
-        if isinstance(t, ast.Compare) and len(t.ops) == 1:
+        parked = parks_frame(self.scope) and suspends(node)
+        if isinstance(t, ast.Compare) and len(t.ops) == 1 and not parked:
             return if_compare_closure(type(t.ops[0]), self.operand(t.left), self.operand(t.comparators[0]),
                                       body, self.block(node.orelse) if node.orelse else None, pos, note)
         test = self.expr(node.test)
+        if parked:
+            return _if_parked(test, body, self.block(node.orelse) if node.orelse else None, pos)
         if not node.orelse:
             def if_(f: Frame) -> Any:
                 try:
@@ -487,6 +540,8 @@ class StmtCompiler(CompilerBase):
         return while_
 
     def s_For(self, node: ast.For) -> St:
+        if parks_frame(self.scope) and suspends([node.target, *node.body]):
+            return self._for_parked(node, iter, next_onto)
         it, body = self.expr(node.iter), self.block(node.body)
         orelse = self.block(node.orelse) if node.orelse else None
         pos, note = _pos(node), tracebacks.note
@@ -540,6 +595,8 @@ class StmtCompiler(CompilerBase):
     def s_AsyncFor(self, node: ast.AsyncFor) -> St:
         from safe_eval.interpreter import generators  # greenlet: loaded by the first generator
 
+        if parks_frame(self.scope):  # every step awaits
+            return self._for_parked(node, generators.async_iterator, generators.anext_onto)
         it, body = self.expr(node.iter), self.block(node.body)
         orelse = self.block(node.orelse) if node.orelse else None
         pos, note = _pos(node), tracebacks.note
@@ -565,6 +622,42 @@ class StmtCompiler(CompilerBase):
                 note(e, pos)
                 raise
         return async_for
+
+    def _for_parked(self, node: ast.For | ast.AsyncFor, start: Callable[[Any], Any],
+                    advance: Callable[[Frame, int], bool]) -> St:
+        """A loop whose body can suspend, in a body whose frame is parked while suspended:
+        the iterator and the item in hand live on the frame's tail (``suspension``), so a
+        generator suspended in it over something leading back to it is collected."""
+        it, body = self.expr(node.iter), self.block(node.body)
+        orelse = self.block(node.orelse) if node.orelse else None
+        pos, note = _pos(node), tracebacks.note
+        store = self.store(node.target)
+
+        def for_parked(f: Frame) -> Any:
+            k = len(f)
+            try:
+                f.append(start(it(f)))
+                while advance(f, k):
+                    b = f[1]  # each resume hands the body its resumer's budget
+                    b.fuel -= 1
+                    if b.fuel < 0:
+                        b.refuel()
+                    store(f, f.pop())
+                    r = body(f)
+                    if r is not None:
+                        if r is BREAK:
+                            return None
+                        if r is CONTINUE:
+                            continue
+                        return r
+                del f[k:]  # as CPython: the iterator is gone before ``else`` runs
+                return orelse(f) if orelse is not None else None
+            except BaseException as e:
+                note(e, pos)
+                raise
+            finally:
+                del f[k:]
+        return for_parked
 
     # -- exceptions ------------------------------------------------------------------------
     def s_Try(self, node: ast.Try) -> St:
@@ -658,14 +751,16 @@ class StmtCompiler(CompilerBase):
     # -- with ------------------------------------------------------------------------------
     def s_With(self, node: ast.With) -> St:
         body = self.block(node.body)
+        parked = parks_frame(self.scope) and suspends([*node.items, *node.body])
         for item in reversed(node.items):
-            body = self._with_item(item, body, is_async=False)
+            body = (self._with_item_parked if parked else self._with_item)(item, body, False)
         return body
 
     def s_AsyncWith(self, node: ast.AsyncWith) -> St:
         body = self.block(node.body)
+        parked = parks_frame(self.scope)  # entering and leaving await
         for item in reversed(node.items):
-            body = self._with_item(item, body, is_async=True)
+            body = (self._with_item_parked if parked else self._with_item)(item, body, True)
         return body
 
     def _with_item(self, item: ast.withitem, body: St, is_async: bool) -> St:
@@ -703,6 +798,45 @@ class StmtCompiler(CompilerBase):
             wait(exit_(mgr, None, None, None))
             return r
         return with_
+
+    def _with_item_parked(self, item: ast.withitem, body: St, is_async: bool) -> St:
+        """``_with_item`` for a block that can suspend, in a body whose frame is parked while
+        suspended: the manager and its methods live on the frame's tail (``suspension``), so a
+        generator suspended in the block with a manager leading back to it is collected."""
+        mgr_ev = self.expr(item.context_expr)
+        store = self.store(item.optional_vars) if item.optional_vars is not None else None
+        names = ("__aenter__", "__aexit__") if is_async else ("__enter__", "__exit__")
+        wait: Callable[[Any], Any]
+        if is_async:
+            from safe_eval.interpreter import generators
+
+            wait = generators.await_value
+        else:
+            wait = _identity
+
+        def with_parked(f: Frame) -> Any:
+            k = len(f)  # f[k]: the manager, f[k + 1]: its __enter__, f[k + 2]: its __exit__
+            try:
+                f.append(mgr_ev(f))
+                f.extend(_manager_methods(f[k], names, is_async))
+                if store is not None:
+                    store(f, wait(f[k + 1](f[k])))
+                else:
+                    wait(f[k + 1](f[k]))
+                try:
+                    r = body(f)
+                except _NOT_CATCHABLE:
+                    raise
+                except BaseException as e:
+                    ex = enter_guest(e)
+                    if not wait(f[k + 2](f[k], type(ex), ex, None)):
+                        raise
+                    return None
+                wait(f[k + 2](f[k], None, None, None))
+                return r
+            finally:
+                del f[k:]
+        return with_parked
 
     # -- imports ---------------------------------------------------------------------------
     def s_Import(self, node: ast.Import) -> St:
@@ -879,6 +1013,32 @@ class StmtCompiler(CompilerBase):
                 if not quiet:
                     raise NameError(f"name '{name}' is not defined") from None
         return del_name
+
+
+def _if_parked(test: Any, body: St, orelse: St | None, pos: tuple[int, int]) -> St:
+    """An ``if`` whose branch can suspend, in a body whose frame is parked while suspended:
+    the test's value is not kept (a host local would hold it while the branch is suspended)."""
+    note = tracebacks.note
+
+    def if_parked(f: Frame) -> Any:
+        try:
+            taken = True if test(f) else False  # a bool, never the value itself
+        except BaseException as e:
+            note(e, pos)
+            raise
+        if taken:
+            return body(f)
+        return orelse(f) if orelse is not None else None
+    return if_parked
+
+
+def _manager_methods(mgr: Any, names: tuple[str, str], is_async: bool) -> tuple[Any, Any]:
+    t = type(mgr)
+    try:
+        return getattr(t, names[0]), getattr(t, names[1])
+    except AttributeError:
+        proto = "asynchronous context manager" if is_async else "context manager"
+        raise TypeError(f"'{t.__name__}' object does not support the {proto} protocol") from None
 
 
 def _returns(nodes: list[ast.stmt]) -> bool:

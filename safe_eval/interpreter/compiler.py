@@ -21,6 +21,7 @@ from safe_eval.interpreter.compile_stmt import StmtCompiler
 from safe_eval.interpreter.functions import FuncCode, Function, current_origin
 from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
 from safe_eval.interpreter.scopes import FIRST_SLOT, Scope, analyse_scopes
+from safe_eval.interpreter.suspension import SuspensionCompiler, next_onto
 from safe_eval.interpreter.tracebacks import CodeInfo
 
 __all__ = ["CompiledModule", "Compiler", "compile_module"]
@@ -79,7 +80,7 @@ def compile_module(tree: ast.Module, source: str, filename: str,
     return c.module(tree)
 
 
-class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
+class Compiler(SuspensionCompiler, ExprCompiler, StmtCompiler, MatchCompiler):
     def __init__(self, tree: ast.Module, source: str, filename: str,
                  annotations: dict[int, dict[str, ast.expr]]) -> None:
         self.scopes = analyse_scopes(tree)
@@ -319,6 +320,8 @@ class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
         it = (lambda fr: fr[3]) if i == 0 else self.expr(g.iter)
         store = self.store(g.target)
         conds = [self.expr(c) for c in g.ifs]
+        if self.scope.is_generator:  # a generator expression: each item is a suspension
+            return _genexp_level(it, bool(g.is_async), store, conds, inner)
         get_iter: Callable[[Frame], Any]
         if g.is_async:
             from safe_eval.interpreter import generators
@@ -367,3 +370,33 @@ class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
                 else:
                     inner(fr, acc)
         return level_n
+
+
+def _genexp_level(it: Callable[[Frame], Any], is_async: bool, store: Callable[[Frame, Any], None],
+                  conds: list[Callable[[Frame], Any]], inner: Any) -> Any:
+    """A loop of a generator expression, whose frame is parked while it is suspended: the
+    iterator and the item in hand live on the frame's tail (see ``suspension``), so a
+    suspended generator expression over something leading back to it is collected."""
+    from safe_eval.interpreter import generators
+
+    start, advance = ((generators.async_iterator, generators.anext_onto) if is_async
+                      else (iter, next_onto))
+
+    def level(fr: Frame, acc: Any) -> None:
+        k = len(fr)
+        try:
+            fr.append(start(it(fr)))
+            while advance(fr, k):
+                b = fr[1]
+                b.fuel -= 1
+                if b.fuel < 0:
+                    b.refuel()
+                store(fr, fr.pop())
+                for c in conds:
+                    if not c(fr):
+                        break
+                else:
+                    inner(fr, acc)
+        finally:
+            del fr[k:]
+    return level

@@ -52,24 +52,40 @@ class _AsyncYield:
 
 class _GuestGreenlet(greenlet):  # type: ignore[misc]
     """The greenlets guest bodies run on: a suspension may only ever switch out of one of
-    these (never out of a host greenlet, e.g. a gevent hub the host runs us in)."""
+    these (never out of a host greenlet, e.g. a gevent hub the host runs us in).
 
-    __slots__ = ()
+    ``frame`` is the body's frame, whose tail keeps what a suspended ``yield from``/``await``
+    holds (see ``suspension``); ``out`` carries a yielded value to the resumer, so that no
+    host frame of the suspended body holds it (an argument of ``switch`` stays on the
+    caller's stack until the switch returns)."""
+
+    __slots__ = ("frame", "out")
 
 
-def _suspend(v: Any) -> Any:
+# what a body switches to its resumer with when it yields (the value is in ``out``): any other
+# switch into the resumer is the body finishing
+_YIELDED = object()
+
+
+def _guest_greenlet() -> _GuestGreenlet:
     g = getcurrent()
     if type(g) is not _GuestGreenlet:
         raise RuntimeError("yield or await outside a guest generator or coroutine")
-    return g.parent.switch(v)
+    return g
 
 
 def yield_value(v: Any) -> Any:
-    return _suspend(v)
+    g = _guest_greenlet()
+    g.out = v
+    del v  # the suspended frame keeps nothing the guest could make lead back to its run
+    return g.parent.switch(_YIELDED)
 
 
 def yield_async(v: Any) -> Any:
-    return _suspend(_AsyncYield(v))
+    g = _guest_greenlet()
+    g.out = _AsyncYield(v)
+    del v
+    return g.parent.switch(_YIELDED)
 
 
 def _body_runner(body: Callable[[Frame], Any], frame: Frame, info: CodeInfo, is_async: bool) -> Any:
@@ -97,7 +113,8 @@ class Resumable:
                  "__weakref__")
 
     def __init__(self, body: Callable[[Frame], Any], frame: Frame, info: CodeInfo, is_async: bool) -> None:
-        self._g = _GuestGreenlet(_body_runner(body, frame, info, is_async))
+        self._g = g = _GuestGreenlet(_body_runner(body, frame, info, is_async))
+        g.frame, g.out = frame, None
         self._frame = frame
         # the frame's contents while the body is suspended (see ``_park``)
         self._parked: Frame | None = None
@@ -159,6 +176,8 @@ class Resumable:
         if g.dead:
             self._done = True
             return True, r
+        if r is _YIELDED:
+            r, g.out = g.out, None
         self._park(frame)
         return False, r
 
@@ -431,64 +450,110 @@ def make_generator(fn: Any, frame: Frame) -> Any:
 
 
 # -- delegation: yield from / await --------------------------------------------------------
-def _delegate(it: Any) -> Any:
-    send = getattr(it, "send", None)
+def _delegate(box: list[Any]) -> Any:
+    """Pass what ``it`` yields up and what is sent down until it returns. While suspended it
+    keeps the delegate and its ``send`` on the body's frame tail, none in a local (see
+    ``suspension``): a generator suspended in ``yield from`` over something leading back to
+    it is collected with its run."""
+    g = getcurrent()
+    f: list[Any] = g.frame if type(g) is _GuestGreenlet else []
+    k = len(f)
+    f.append(box.pop())  # the callers hand the delegate over in a box, holding it nowhere
+    f.append(getattr(f[k], "send", None))
     try:
-        y = next(it)
-    except StopIteration as s:
-        return s.value
-    while True:
+        # f[k + 2]: the value to pass up next, then the value sent down after a resume
         try:
-            v = _suspend(y)
-        except (GreenletExit, SafeEvalError, Discarded):
-            raise
-        except GeneratorExit:
-            close = getattr(it, "close", None)
-            if close is not None:
-                close()
-            raise
-        except BaseException as e:
-            thr = getattr(it, "throw", None)
-            if thr is None:
-                raise
-            try:
-                y = thr(e)
-            except StopIteration as s:
-                return s.value
-            continue
-        try:
-            y = next(it) if v is None or send is None else send(v)
+            f.append(next(f[k]))
         except StopIteration as s:
             return s.value
+        while True:
+            try:
+                f.append(yield_value(f.pop()))
+            except (GreenletExit, SafeEvalError, Discarded):
+                raise
+            except GeneratorExit:
+                close = getattr(f[k], "close", None)
+                if close is not None:
+                    close()
+                raise
+            except BaseException as e:
+                thr = getattr(f[k], "throw", None)
+                if thr is None:
+                    raise
+                try:
+                    f.append(thr(e))
+                except StopIteration as s:
+                    return s.value
+                continue
+            try:
+                f.append(_step(f, k))
+            except StopIteration as s:
+                return s.value
+    finally:
+        del f[k:]
+
+
+def _step(f: list[Any], k: int) -> Any:
+    v = f.pop()
+    send = f[k + 1]
+    return next(f[k]) if v is None or send is None else send(v)
 
 
 def yield_from(value: Any) -> Any:
     if isinstance(value, GuestCoroutine):
         raise TypeError("cannot 'yield from' a coroutine object in a non-coroutine generator")
-    it = value if isinstance(value, GuestGenerator) else iter(value)
-    return _delegate(it)
+    box = [value if isinstance(value, GuestGenerator) else iter(value)]
+    del value  # no local of a suspended body's host frames keeps what it delegates to
+    return _delegate(box)
 
 
 def await_value(aw: Any) -> Any:
+    box = [_awaiting_iterator(aw)]
+    del aw
+    return _delegate(box)
+
+
+def _awaiting_iterator(aw: Any) -> Any:
     t = type(aw)
     if t is GuestCoroutine:
-        return _delegate(aw)
+        return aw
     m = getattr(t, "__await__", None)
     if m is None:
         raise TypeError(f"object {t.__name__} can't be used in 'await' expression")
-    return _delegate(m(aw))
+    return m(aw)
 
 
-def async_iterate(obj: Any) -> Iterator[Any]:
-    """``async for`` as a plain host iterator running inside the coroutine's greenlet."""
+def async_iterator(obj: Any) -> Any:
+    """``obj.__aiter__()``, checked to be an asynchronous iterator as ``async for`` checks."""
     m = getattr(type(obj), "__aiter__", None)
     if m is None:
         raise TypeError(f"'async for' requires an object with __aiter__ method, got {type(obj).__name__}")
     ait = m(obj)
-    anext = getattr(type(ait), "__anext__", None)
-    if anext is None:
+    if getattr(type(ait), "__anext__", None) is None:
         raise TypeError("'async for' received an object from __aiter__ that does not implement __anext__: "
                         + type(ait).__name__)
+    return ait
+
+
+def _anext_of(ait: Any) -> Any:
+    return type(ait).__anext__(ait)
+
+
+def anext_onto(f: list[Any], k: int) -> bool:
+    """Await the next item of the asynchronous iterator at ``f[k]`` onto ``f``'s tail; False
+    once it is exhausted. (``async for`` in a body whose frame is parked: see ``suspension``.)"""
+    try:
+        f.append(await_value(_anext_of(f[k])))
+    except StopAsyncIteration:
+        return False
+    return True
+
+
+def async_iterate(obj: Any) -> Iterator[Any]:
+    """``async for`` as a plain host iterator running inside the coroutine's greenlet (where
+    nothing parks the frame it runs in: a comprehension of a coroutine)."""
+    ait = async_iterator(obj)
+    anext = type(ait).__anext__
 
     def gen() -> Iterator[Any]:
         while True:

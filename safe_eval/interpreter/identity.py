@@ -62,6 +62,9 @@ class WeakTypeMap(Generic[_V]):
         entry = self._entries.get(id(cls))
         return entry[1] if entry is not None and entry[0]() is cls else None
 
+    def clear(self) -> None:
+        self._entries.clear()
+
     def set(self, cls: type, value: _V) -> None:
         entries = self._entries
         entries[id(cls)] = (weakref.ref(cls), value)
@@ -106,9 +109,10 @@ _GUEST = _TypeRegistry()
 _CURATED = _TypeRegistry()
 # Interpreter types are module-level classes that live as long as the process: a plain dict.
 _INTERNAL: dict[type, frozenset[str] | None] = {}
-# Interpreter subclasses found along an MRO, for host classes only (bounded: only host code
-# defines such classes; guest classes are never keys, see ``_internal_owner``).
-_INTERNAL_MRO_CACHE: dict[type, type | None] = {}
+# Interpreter subclasses found along an MRO, for host classes only (guest classes are never
+# keys, see ``_internal_owner``), held weakly: a host class a run's env or tool brought in (a
+# model class made per request, with what its class attributes hold) dies with its last user.
+_INTERNAL_MRO_CACHE: WeakTypeMap[tuple[type | None]] = WeakTypeMap()
 
 
 # -- registration (host code only: no guest-reachable object exposes these) -------------------
@@ -154,19 +158,16 @@ def register_curated_types(namespace: Mapping[str, Any], module: str) -> None:
 
 # -- questions ---------------------------------------------------------------------------------
 def _internal_owner(cls: type) -> type | None:
-    try:
-        return _INTERNAL_MRO_CACHE[cls]
-    except KeyError:
-        pass
+    known = _INTERNAL_MRO_CACHE.get(cls)
+    if known is not None:
+        return known[0]
     if cls in _GUEST:
         # a guest class never derives from an interpreter type; and it is never cached here:
         # a process-wide cache keyed by it would keep it, its methods and through their globals
         # its run's namespace alive after the run
         return None
     owner = next((k for k in cls.__mro__ if k in _INTERNAL), None)
-    if len(_INTERNAL_MRO_CACHE) >= 4096:
-        _INTERNAL_MRO_CACHE.clear()
-    _INTERNAL_MRO_CACHE[cls] = owner
+    _INTERNAL_MRO_CACHE.set(cls, (owner,))
     return owner
 
 

@@ -80,7 +80,12 @@ def run_guarded(
         raise_host_recursion_limit(ctx.budget.max_depth)
         return fn(*args)
     except BaseException as e:
-        err = to_api_error(e)
+        while True:
+            try:  # the watchdog may fire in here too (a guest __str__ run for the message)
+                err = to_api_error(e)
+                break
+            except (watchdog.WatchdogTimeLimit, watchdog.WatchdogMemoryLimit) as late:
+                e = late
         if isinstance(err, MemoryLimit):
             released = True
         if not isinstance(err, SafeEvalError):

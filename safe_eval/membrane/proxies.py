@@ -313,7 +313,14 @@ class HostClassView(OpaqueType):
 
 
 register_membrane_type(HostClassView)
-_views: weakref.WeakKeyDictionary[type, HostClassView] = weakref.WeakKeyDictionary()
+# The live view of each host class, held weakly: ``type(p) is type(q)`` holds while a view is
+# alive, and a view lives only while something (guest or host) holds it, so no entry keeps a
+# host class (with what its class attributes hold) alive after the runs that saw it, nor hands
+# a later run a view nobody kept. (A view holds its class: a map keyed weakly by the class
+# and holding the view would keep both forever.) No weakref callback: dead entries are swept
+# when the map has doubled, as ``identity.WeakTypeMap``.
+_views: dict[int, weakref.ref[HostClassView]] = {}
+_views_sweep_at = [256]
 
 
 def _type_of_proxy(p: HostProxy) -> Any:
@@ -321,9 +328,15 @@ def _type_of_proxy(p: HostProxy) -> Any:
     if isinstance(obj, type):  # an exposed class: its type is a metaclass, shown as ``type``
         return GUARDED_TYPE
     cls = type(obj)
-    view = _views.get(cls)
-    if view is None:
-        view = _views[cls] = HostClassView(cls)
+    ref = _views.get(id(cls))
+    view = ref() if ref is not None else None
+    if view is None or view._real is not cls:
+        view = HostClassView(cls)
+        _views[id(cls)] = weakref.ref(view)
+        if len(_views) >= _views_sweep_at[0]:
+            for k in [k for k, r in list(_views.items()) if r() is None]:
+                _views.pop(k, None)
+            _views_sweep_at[0] = max(256, 2 * len(_views))
     return view
 
 
