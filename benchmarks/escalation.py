@@ -10,6 +10,10 @@ Per backend (medians over ``rounds``):
 - ``fib(20)``: a recursive function, interpreted inside the worker;
 - ``tool call``: a guest call of a host tool (worker -> host -> worker) inside one run,
   minus the run without it;
+- ``safe_callable``: one call of ``safe_callable(src, sandbox=NAME)`` (arguments and result
+  crossing as plain data);
+- for bwrap, the cold start without the zygote (a bwrap + Python start + imports per worker)
+  and its ratio to the zygote's fork;
 - for the container backend, a ``docker run`` per call (what a per-call container costs).
 
 Goals (issue 11): warm round trip under 1 ms for subprocess and bwrap; bwrap cold start under
@@ -41,6 +45,16 @@ def _median_ms(fn: Callable[[], object], rounds: int) -> float:
     return statistics.median(samples) * 1000
 
 
+def cold_start(name: str, rounds: int, **options: object) -> float:
+    with make_backend(name, pool_size=0, **options) as cold_backend:
+        def cold() -> None:
+            with cold_backend.session(snapshot=False) as s:
+                assert s.run("x + 1", {"x": 41}).value == 42
+
+        cold()
+        return _median_ms(cold, max(3, rounds // 10))
+
+
 def measure(name: str, rounds: int) -> dict[str, float]:
     row: dict[str, float] = {}
     with make_backend(name, pool_size=0) as cold_backend:
@@ -58,6 +72,14 @@ def measure(name: str, rounds: int) -> dict[str, float]:
         with_tool = _median_ms(lambda: s.run(TOOL, env), rounds)
         without = _median_ms(lambda: s.run(NO_TOOL, {}), rounds)
         row["tool call"] = max(0.0, (with_tool - without) / 10)
+    from safe_eval import safe_callable
+
+    add = safe_callable("def add(a, b):\n    return a + b", sandbox=name)
+    try:
+        add(1, 2)
+        row["safe_callable"] = _median_ms(lambda: add(1, 2), rounds)
+    finally:
+        add.close()  # type: ignore[attr-defined]
     return row
 
 
@@ -79,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=50)
     parser.add_argument("--backends", default="subprocess,bwrap,container")
     args = parser.parse_args(argv)
-    columns = ["cold", "warm x + 1", "fib(20)", "tool call"]
+    columns = ["cold", "warm x + 1", "fib(20)", "tool call", "safe_callable"]
     print("| backend | " + " | ".join(f"{c} (ms)" for c in columns) + " |")
     print("|---" * (len(columns) + 1) + "|")
     for name in args.backends.split(","):
@@ -89,10 +111,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"| {name} | " + f"not measured: {str(exc).splitlines()[0]} |")
             continue
         print(f"| {name} | " + " | ".join(f"{row[c]:.3f}" for c in columns) + " |")
+        if name == "bwrap":
+            before = cold_start(name, args.rounds, zygote=False)
+            print(f"| bwrap cold, no zygote | {before:.3f} | | | | |")
+            print(f"| bwrap cold: no zygote / zygote | {before / row['cold']:.1f}x | | | | |")
         if name.startswith("container"):
             per_call = docker_run_per_call(args.rounds)
             if per_call is not None:
-                print(f"| docker run per call | {per_call:.1f} | | | |")
+                print(f"| docker run per call | {per_call:.1f} | | | | |")
     return 0
 
 

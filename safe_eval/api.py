@@ -336,17 +336,18 @@ def safe_callable(code: Any, name: str | None = None, *, expected: Any = None, p
     function reads it as globals; a dict ``env`` gets the code's top-level bindings), ``tools``
     the host functions it may call through the policy on every later call. ``sandbox``
     ("subprocess", "bwrap"...) keeps the function in a worker of that OS sandbox, arguments
-    and results crossing as plain data (``expected``, ``env`` and ``tools`` are not offered
-    there yet)."""
+    and results crossing as plain data, ``env`` and ``tools`` as there (``expected`` is not
+    offered: the signature lives in the worker)."""
     from safe_eval.interpreter.functions import Function
 
     if sandbox is not None and _selection.normalize(sandbox) != "off":
-        if expected is not None or env is not None or tools is not None:
-            raise SandboxError("safe_callable(sandbox=...) does not take `expected`, `env` or "
-                               "`tools` yet: the function stays in the worker")
+        if expected is not None:
+            raise SandboxError("safe_callable(sandbox=...) does not take `expected`: the function "
+                               "and its signature stay in the worker")
         from safe_eval.sandbox.calls import sandboxed_callable
 
-        return sandboxed_callable(code, name, sandbox, policy=policy, limits=limits)
+        return sandboxed_callable(code, name, sandbox, policy=policy, limits=limits, env=env,
+                                  tools=tool_mapping(tools))
 
     ev = Evaluator(policy, limits) if limits is not None else _evaluator(policy)
     ns = ev._run(code, env, None, False, None, tools)[3]

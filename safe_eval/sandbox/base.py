@@ -113,15 +113,24 @@ class Backend(ABC):
         }
 
     # -- workers ---------------------------------------------------------------------------
-    def _spawn(self) -> tuple[WorkerProcess, Workspace]:
-        workspace = Workspace(self.workspace_owner())
+    def new_workspace(self) -> Workspace:
+        return Workspace(self.workspace_owner())
+
+    def start_worker(self, workspace: Workspace) -> WorkerProcess:
+        """A started worker whose workspace is ``workspace``."""
         argv, cwd = self.worker_argv(workspace, self.config(workspace))
         try:
-            proc = WorkerProcess(argv, cwd=cwd, tag=workspace.path, outside_group=self.outside_group)
+            return WorkerProcess(argv, cwd=cwd, tag=workspace.path, outside_group=self.outside_group)
         except OSError as exc:
-            workspace.remove()
             raise SandboxUnavailable(f"cannot start the {self.name} worker: {exc}") from None
-        return proc, workspace
+
+    def _spawn(self) -> tuple[WorkerProcess, Workspace]:
+        workspace = self.new_workspace()
+        try:
+            return self.start_worker(workspace), workspace
+        except BaseException:
+            workspace.remove()
+            raise
 
     def acquire(self) -> tuple[WorkerProcess, Workspace]:
         """A started worker and its workspace, the pool refilled behind it."""

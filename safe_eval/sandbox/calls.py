@@ -5,6 +5,12 @@ arguments there as plain data (the codec: no object of the host enters the worke
 result back the same way. The function's state (globals it mutates, caches) stays in that one
 worker between calls, as it would in process. The session's worker ends when the callable is
 closed or collected.
+
+``env`` is the function's module-level state: its plain data crosses once, when the code runs
+(a dict ``env`` gets the code's top-level bindings written back, as in process); its
+callables, and ``tools``, stay in the host as tools, offered again to every call and decided
+by the host's policy and audit hook each time. ``expected`` is not offered: the signature it
+is checked against lives in the worker.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import ast
 import threading
 import weakref
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from safe_eval.errors import GuestError, SandboxError
@@ -30,12 +37,15 @@ _KWARGS = "_safe_eval_call_kwargs"
 class SandboxedFunction:
     """A host callable whose calls run the guest function in its sandbox session."""
 
-    def __init__(self, session: Session, name: str, sandbox: str, *, policy: Any, limits: Any) -> None:
+    def __init__(self, session: Session, name: str, sandbox: str, *, policy: Any, limits: Any,
+                 tools: Mapping[str, Any] | None = None, audit: Any = None) -> None:
         self.__name__ = name
         self.sandbox = sandbox
         self._session = session
         self._policy = policy
         self._limits = limits
+        self._tools = dict(tools or {})
+        self._audit = audit
         # one call at a time: the session's worker serves one request at a time
         self._lock = threading.Lock()
         self._finalizer = weakref.finalize(self, session.close, wait=False)
@@ -43,10 +53,10 @@ class SandboxedFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not self._finalizer.alive:
             raise SandboxError(f"the sandboxed function {self.__name__!r} is closed")
-        env = {_ARGS: args, _KWARGS: kwargs}
+        env = {**self._tools, _ARGS: args, _KWARGS: kwargs}
         with self._lock:
             return self._session.run(f"{self.__name__}(*{_ARGS}, **{_KWARGS})", env,
-                                     policy=self._policy, limits=self._limits).value
+                                     policy=self._policy, limits=self._limits, audit=self._audit).value
 
     def close(self) -> None:
         """End the worker and wait for it (later calls raise ``SandboxError``)."""
@@ -68,7 +78,8 @@ def _last_function(code: str) -> str | None:
 
 
 def sandboxed_callable(code: Any, name: str | None, sandbox: str, *, policy: Any = None,
-                       limits: Any = None) -> SandboxedFunction:
+                       limits: Any = None, env: Mapping[str, Any] | None = None,
+                       tools: Mapping[str, Any] | None = None, audit: Any = None) -> SandboxedFunction:
     from safe_eval.sandbox import selection
 
     if isinstance(code, bytes):
@@ -76,8 +87,14 @@ def sandboxed_callable(code: Any, name: str | None, sandbox: str, *, policy: Any
     if not isinstance(code, str):
         raise TypeError(f"code must be str or bytes, not {type(code).__name__}")
     session = selection.get_backend(selection.normalize(sandbox)).session(snapshot=False)
+    host_tools = dict(tools or {})
+    # the env's callables stay tools for every later call, as ``tools`` do
+    env_tools = {k: v for k, v in (env or {}).items() if callable(v) and not isinstance(v, type)}
     try:
-        session.run(code, {}, policy=policy, limits=limits)
+        first = {**host_tools, **(env or {})}
+        session.run(code, first, policy=policy, limits=limits, audit=audit)
+        if isinstance(env, dict):  # the code's top-level bindings, as in process
+            env.update({k: v for k, v in first.items() if k not in host_tools or v is not host_tools[k]})
         fname = name if name is not None else _last_function(code)
         if fname is None:
             raise GuestError("NameError", "the code defines no function")
@@ -90,4 +107,5 @@ def sandboxed_callable(code: Any, name: str | None, sandbox: str, *, policy: Any
     except BaseException:
         session.close(wait=False)
         raise
-    return SandboxedFunction(session, fname, sandbox, policy=policy, limits=limits)
+    return SandboxedFunction(session, fname, sandbox, policy=policy, limits=limits,
+                             tools={**host_tools, **env_tools}, audit=audit)

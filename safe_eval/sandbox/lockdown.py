@@ -23,7 +23,7 @@ import resource
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["apply"]
+__all__ = ["apply", "preload"]
 
 NOBODY = 65534
 _DENIED_SYSCALLS = (
@@ -40,7 +40,7 @@ _DENIED_SYSCALLS = (
 def apply(spec: Mapping[str, Any]) -> dict[str, bool]:
     """Lock this process down as ``spec`` says; returns which layers are in force."""
     applied: dict[str, bool] = {}
-    _preload()  # finding libseccomp runs ldconfig: before any layer forbids it
+    preload()  # finding libseccomp runs ldconfig: before any layer forbids it
     _rlimits(spec.get("rlimits", {}))
     applied["rlimits"] = True
     applied["uid"] = _drop_root(bool(spec.get("drop_root", True)))
@@ -53,7 +53,8 @@ def apply(spec: Mapping[str, Any]) -> dict[str, bool]:
     return applied
 
 
-def _preload() -> None:
+def preload() -> None:
+    """Import the optional layers' libraries (a zygote does it once for all its workers)."""
     for name in ("landlockpy", "pyseccomp"):
         try:
             __import__(name)
@@ -99,7 +100,10 @@ def _landlock(read: Iterable[str], write: Iterable[str]) -> bool:
     file_read = fs.READ_FILE | fs.EXECUTE
     dir_read = file_read | fs.READ_DIR
     ruleset = ll.Ruleset(scoped=ll.Scope.ABSTRACT_UNIX_SOCKET | ll.Scope.SIGNAL)
-    write_rights = fs.WRITE_FILE | fs.REMOVE_DIR | fs.REMOVE_FILE | fs.MAKE_DIR | fs.MAKE_REG | fs.TRUNCATE
+    # MAKE_SYM: a symlink in the workspace is the guest's own business (every open resolves it,
+    # under these rules); the host never follows one (``Workspace``)
+    write_rights = (fs.WRITE_FILE | fs.REMOVE_DIR | fs.REMOVE_FILE | fs.MAKE_DIR | fs.MAKE_REG | fs.MAKE_SYM
+                    | fs.TRUNCATE)
     for path in read:
         if os.path.exists(path):
             ruleset.allow_path(path, dir_read if os.path.isdir(path) else file_read)

@@ -15,13 +15,13 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import IO, Any, Protocol
 
 from safe_eval.errors import OutputLimit, SafeEvalError, SandboxCrashed, TimeLimit
 from safe_eval.sandbox import codec
 from safe_eval.sandbox.protocol import MAX_LINE, dumps, error_data, error_from_data, parse_message
 
-__all__ = ["WorkerProcess"]
+__all__ = ["ProcessHandle", "WorkerProcess", "spawn"]
 
 # Every worker is started from this one long-lived thread: bubblewrap's --die-with-parent is
 # PR_SET_PDEATHSIG, which fires when the *thread* that started it ends, so a worker started by a
@@ -29,6 +29,31 @@ __all__ = ["WorkerProcess"]
 _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="safe-eval-spawner")
 _STDERR_TAIL = 8192
 STARTUP_SECONDS = 30.0  # a loaded 2-core machine can take seconds to start a cold worker
+
+
+
+class ProcessHandle(Protocol):
+    """What a worker needs of its process: ``subprocess.Popen``, or a zygote's ``ForkedProcess``."""
+
+    pid: int
+    returncode: int | None
+    stdin: IO[bytes] | None
+    stdout: IO[bytes] | None
+    stderr: IO[bytes] | None
+
+    def wait(self, timeout: float | None = None) -> int: ...
+
+    def kill(self) -> None: ...
+
+
+def spawn(argv: Sequence[str], *, pass_fds: Sequence[int] = ()) -> subprocess.Popen[bytes]:
+    """A long-lived helper process (a zygote), started by the spawner thread, in its own
+    session, its output discarded."""
+    return _SPAWNER.submit(
+        subprocess.Popen, list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL, env={}, start_new_session=True, close_fds=True, pass_fds=tuple(pass_fds),
+    ).result()
+
 
 ToolHandler = Callable[[str, tuple[Any, ...], dict[str, Any]], Any]
 PrintHandler = Callable[[str], None]
@@ -104,12 +129,13 @@ class WorkerProcess:
     """A started worker. Not thread-safe: one request at a time."""
 
     def __init__(self, argv: Sequence[str], *, cwd: str | None = None, tag: str = "",
-                 outside_group: bool = False) -> None:
+                 outside_group: bool = False, started: ProcessHandle | None = None) -> None:
+        """Start ``argv``, or take over ``started`` (a worker a zygote forked)."""
         self.tag = tag
         # the worker runs outside our process group (a container runtime starts it): killing
         # the group is not enough, find its processes by their tag
         self.outside_group = outside_group
-        self.proc = _SPAWNER.submit(
+        self.proc: ProcessHandle = started if started is not None else _SPAWNER.submit(
             subprocess.Popen, list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, env={}, cwd=cwd, start_new_session=True, close_fds=True,
         ).result()

@@ -71,10 +71,7 @@ class Session:
         return self._proc
 
     def _respawn(self) -> WorkerProcess:
-        from safe_eval.sandbox.process import WorkerProcess
-
-        argv, cwd = self.backend.worker_argv(self.workspace, self.backend.config(self.workspace))
-        return WorkerProcess(argv, cwd=cwd, tag=self.workspace.path, outside_group=self.backend.outside_group)
+        return self.backend.start_worker(self.workspace)
 
     # -- running ---------------------------------------------------------------------------
     def run(self, code: Any, env: Mapping[str, Any] | None = None, *, policy: Any = None,

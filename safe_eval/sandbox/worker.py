@@ -23,7 +23,7 @@ from safe_eval.errors import SandboxValueError
 from safe_eval.sandbox import codec, lockdown
 from safe_eval.sandbox.protocol import MAX_LINE, dumps, error_data, exception_from_data
 
-__all__ = ["main"]
+__all__ = ["main", "serve"]
 
 
 class Channel:
@@ -232,6 +232,12 @@ def _warm_up() -> None:
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     config = json.loads(argv[0]) if argv else {}
+    serve(config, warm=True)
+
+
+def serve(config: dict[str, Any], *, warm: bool) -> None:
+    """Lock down as ``config`` says, say ready, serve requests on fds 0/1 until the end.
+    ``warm``: pay the first evaluation's lazy imports first (a forked worker inherited them)."""
     rfile = os.fdopen(os.dup(0), "rb", buffering=65536)
     wfile = os.fdopen(os.dup(1), "wb")
     devnull = os.open(os.devnull, os.O_RDONLY)
@@ -240,14 +246,14 @@ def main(argv: list[str] | None = None) -> None:
     os.close(devnull)
     channel = Channel(rfile, wfile)
     mode = str(config.get("mode", "interpreter"))
-    _warm_up()
+    if warm:
+        _warm_up()
     applied = lockdown.apply(config.get("lockdown", {}))
     workdir = config.get("workdir")
     if workdir:
         os.chdir(workdir)
     channel.send({"method": "ready", "params": {"pid": os.getpid(), "layers": applied}})
     Worker(channel, mode).serve()
-
 
 if __name__ == "__main__":
     main()

@@ -22,9 +22,10 @@ __all__ = ["Workspace"]
 
 
 class Workspace:
-    def __init__(self, owner: int | None = None) -> None:
-        """``owner``: the host uid the worker writes as (when it is not this process's)."""
-        self.path = tempfile.mkdtemp(prefix="safe-eval-ws-")
+    def __init__(self, owner: int | None = None, parent: str | None = None) -> None:
+        """``owner``: the host uid the worker writes as (when it is not this process's);
+        ``parent``: the directory to make it in (a zygote's workspaces root)."""
+        self.path = tempfile.mkdtemp(prefix="safe-eval-ws-", dir=parent)
         self._snapshot: str | None = None
         self._signature: tuple[tuple[str, int, int, int], ...] | None = None
         self.owner = owner if owner is not None and owner != os.getuid() else None

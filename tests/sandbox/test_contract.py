@@ -475,3 +475,73 @@ def test_a_closed_sandboxed_callable_ends_its_worker(sandbox_name):
     with pytest.raises(SandboxError):
         fn()
     _assert_gone(session, pid)
+
+
+# -- safe_callable(sandbox=...) takes env= and tools= as in process; expected= is refused ---------
+
+SCALED = "def scaled(x):\n    return x * factor + offset()"
+
+
+@pytest.mark.parametrize("where", ["env", "tools"])
+def test_a_sandboxed_callable_reads_env_globals_and_calls_host_tools_on_every_call(sandbox_name, where):
+    from safe_eval import safe_callable
+
+    pids = []
+
+    def offset():
+        pids.append(os.getpid())
+        return 100
+
+    env = {"factor": 3}
+    kwargs = {"env": {**env, "offset": offset}} if where == "env" else {"env": env, "tools": [offset]}
+    fn = safe_callable(SCALED, "scaled", sandbox=sandbox_name, policy=parse_policy(
+        "policy t\nallow offset(*)\n"), **kwargs)
+    try:
+        assert [fn(1), fn(2)] == [103, 106]
+        assert pids == [os.getpid()] * 2  # the tool ran here, once per call
+    finally:
+        fn.close()
+
+
+@pytest.mark.parametrize("sandbox", ["off", "backend"])
+def test_a_sandboxed_callable_tool_call_is_decided_by_the_host_policy(sandbox_name, sandbox):
+    from safe_eval import safe_callable
+
+    calls = []
+
+    def double(n):
+        calls.append(n)
+        return 2 * n
+
+    policy = parse_policy("policy t\nallow double(n: int in 0..10)\n")
+    fn = safe_callable("def f(x):\n    return double(x)", sandbox=sandbox_name if sandbox == "backend" else "off",
+                       policy=policy, tools=[double])
+    try:
+        assert fn(5) == 10
+        with pytest.raises(PolicyViolation) as info:
+            fn(99)
+        assert info.value.diagnostics[0].code == "T004"
+        assert calls == [5]  # the denied call never ran
+    finally:
+        getattr(fn, "close", lambda: None)()
+
+
+def test_a_sandboxed_callable_writes_the_codes_bindings_back_into_a_dict_env(sandbox_name):
+    from safe_eval import safe_callable
+
+    env = {"base": 40}
+    fn = safe_callable("limit = base + 2\ndef f():\n    return limit", sandbox=sandbox_name, env=env)
+    try:
+        assert (fn(), env) == (42, {"base": 40, "limit": 42})
+    finally:
+        fn.close()
+
+
+def test_a_sandboxed_callable_refuses_expected_with_a_typed_error(sandbox_name):
+    from typing import Callable
+
+    from safe_eval import safe_callable
+    from safe_eval.errors import SandboxError
+
+    with pytest.raises(SandboxError):
+        safe_callable("def f(x):\n    return x", sandbox=sandbox_name, expected=Callable[[int], int])
