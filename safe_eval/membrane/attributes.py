@@ -86,7 +86,10 @@ _FUNCTION_TYPES = frozenset(
 # Writable dunders of interpreter-made objects (what ``functools.wraps`` sets).
 _INTERNAL_WRITABLE = frozenset({"__name__", "__qualname__", "__doc__", "__module__", "__wrapped__"})
 _UNBIND = object()  # ``_check_guest_write`` of a delete: no value
-_GUEST_TYPE_WRITABLE = frozenset({"__doc__", "__name__", "__qualname__", "__module__"})
+# not ``__module__``: host pickle, copyreg and inspect import the module it names with host rights
+# (a guest class named into ``unittest.__main__`` ran test discovery when the host pickled it);
+# ``__qualname__`` is then only ever looked up in ``__main__``
+_GUEST_TYPE_WRITABLE = frozenset({"__doc__", "__name__", "__qualname__"})
 _GUEST_INSTANCE_WRITABLE = frozenset({"__doc__"}) | EXCEPTION_DUNDERS
 # Host types whose public-name decisions are not cached (they depend on more than the type).
 _NEVER_CACHED: frozenset[type] = frozenset({super})

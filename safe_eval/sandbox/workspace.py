@@ -108,8 +108,7 @@ class Workspace:
         if signature == self._signature and self._snapshot is not None:
             return
         fresh = tempfile.mkdtemp(prefix="safe-eval-snap-")
-        os.rmdir(fresh)
-        shutil.copytree(self.path, fresh, symlinks=True)
+        _copy_tree(self.path, fresh, None)
         if self._snapshot is not None:
             shutil.rmtree(self._snapshot, ignore_errors=True)
         self._snapshot, self._signature = fresh, signature
@@ -118,21 +117,17 @@ class Workspace:
         """Restore the workspace as the last snapshot found it."""
         if self._snapshot is None:
             raise SandboxError("no snapshot to roll back to (no run has started)")
-        for entry in os.scandir(self.path):
-            if entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.path)
-            else:
-                os.unlink(entry.path)
-        for entry in os.scandir(self._snapshot):
-            target = os.path.join(self.path, entry.name)
-            if entry.is_dir(follow_symlinks=False):
-                shutil.copytree(entry.path, target, symlinks=True)
-            else:
-                shutil.copy2(entry.path, target, follow_symlinks=False)
-        if self.owner is not None:
-            for root, dirs, files in os.walk(self.path):
-                for name in dirs + files:
-                    os.chown(os.path.join(root, name), self.owner, self.owner, follow_symlinks=False)
+        fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            for name in os.listdir(fd):
+                st = os.lstat(name, dir_fd=fd)
+                if stat.S_ISDIR(st.st_mode):
+                    shutil.rmtree(name, dir_fd=fd)  # the fd-based walk: never follows a symlink
+                else:
+                    os.unlink(name, dir_fd=fd)
+        finally:
+            os.close(fd)
+        _copy_tree(self._snapshot, self.path, self.owner)
         self._signature = self._walk()
 
     def remove(self) -> None:
@@ -140,3 +135,67 @@ class Workspace:
         if self._snapshot is not None:
             shutil.rmtree(self._snapshot, ignore_errors=True)
             self._snapshot = None
+
+
+def _copy_tree(src: str, dst: str, owner: int | None) -> None:
+    """Copy the tree ``src`` into the existing directory ``dst`` through directory file
+    descriptors, never following a symlink on either side: a worker process still running
+    may swap any name for a symlink to a host path at any moment, and the host (maybe root)
+    must neither read through it (a snapshot) nor write through it (a rollback). A name that
+    appears in ``dst`` meanwhile is refused (``O_EXCL``), not overwritten. Symlinks are copied
+    as symlinks; other special files are left out."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+    sfd, dfd = os.open(src, flags), os.open(dst, flags)
+    try:
+        _copy_dir(sfd, dfd, owner)
+    except FileExistsError as exc:
+        raise SandboxError(f"the workspace changed while it was copied: {exc.filename!r}") from None
+    finally:
+        os.close(sfd)
+        os.close(dfd)
+
+
+def _copy_dir(sfd: int, dfd: int, owner: int | None) -> None:
+    for name in os.listdir(sfd):
+        st = os.lstat(name, dir_fd=sfd)
+        if stat.S_ISLNK(st.st_mode):
+            os.symlink(os.readlink(name, dir_fd=sfd), name, dir_fd=dfd)
+            if owner is not None:
+                os.chown(name, owner, owner, dir_fd=dfd, follow_symlinks=False)
+        elif stat.S_ISDIR(st.st_mode):
+            os.mkdir(name, 0o700, dir_fd=dfd)
+            flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+            try:
+                sub_s = os.open(name, flags, dir_fd=sfd)
+            except OSError:  # swapped for a symlink since the lstat: not followed
+                continue
+            try:
+                sub_d = os.open(name, flags, dir_fd=dfd)
+                try:
+                    if owner is not None:
+                        os.fchown(sub_d, owner, owner)
+                    _copy_dir(sub_s, sub_d, owner)
+                finally:
+                    os.close(sub_d)
+            finally:
+                os.close(sub_s)
+        elif stat.S_ISREG(st.st_mode):
+            try:
+                rfd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=sfd)
+            except OSError:
+                continue
+            try:
+                if not stat.S_ISREG(os.fstat(rfd).st_mode):  # swapped for a fifo or device
+                    continue
+                wfd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                              stat.S_IMODE(st.st_mode) & 0o777, dir_fd=dfd)
+                try:
+                    while chunk := os.read(rfd, 1 << 20):
+                        os.write(wfd, chunk)
+                    os.utime(wfd, ns=(st.st_atime_ns, st.st_mtime_ns))
+                    if owner is not None:
+                        os.fchown(wfd, owner, owner)
+                finally:
+                    os.close(wfd)
+            finally:
+                os.close(rfd)

@@ -506,3 +506,15 @@ p.x = "x"
 def test_userstring_formatting_resolves_fields_through_the_membrane(call):
     with pytest.raises(GuestError, match="not allowed"):
         safe_eval(f"import collections\n{call}", {})
+
+
+@pytest.mark.parametrize("field", ["__module__"])
+def test_a_guest_class_cannot_rename_itself_into_a_module_host_pickle_would_import(field: str) -> None:
+    # pickle/copyreg/inspect import ``__module__`` and look ``__qualname__`` up with host
+    # rights: named 'unittest.__main__', pickling a returned object ran test discovery
+    code = f"class Answer:\n    pass\nAnswer.{field} = 'unittest.__main__'\nanswer = Answer()"
+    with pytest.raises(GuestError):
+        safe_exec(code)
+    for setter in (f"setattr(Answer, '{field}', 'x')",):
+        with pytest.raises(GuestError):
+            safe_exec("class Answer:\n    pass\n" + setter)

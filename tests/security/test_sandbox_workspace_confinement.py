@@ -63,3 +63,33 @@ def test_rollback_does_not_follow_a_symlink_the_guest_planted(guest, secret):
         assert s.files() == ["keep.txt"]
     with open(secret) as f:
         assert f.read() == "host secret"
+
+
+# -- snapshot and rollback: the tree is copied through directory fds, never through a name ---
+# A worker process still alive swaps names for symlinks while the host copies (the race a red
+# team won: rollback wrote guest bytes to a host path as root, a snapshot copied /etc in). The
+# copy itself is what must hold, so it is driven directly here, with the swap already made.
+def test_a_rollback_refuses_a_name_the_guest_planted_as_a_symlink_meanwhile(tmp_path, secret):
+    from safe_eval.sandbox.workspace import _copy_tree
+
+    snap, live = tmp_path / "snap", tmp_path / "live"
+    snap.mkdir()
+    live.mkdir()
+    (snap / "notes.txt").write_text("guest bytes")
+    os.symlink(secret, live / "notes.txt")  # planted after the host emptied the workspace
+    with pytest.raises(SandboxError):
+        _copy_tree(str(snap), str(live), None)
+    with open(secret) as f:
+        assert f.read() == "host secret"
+
+
+def test_a_snapshot_copies_a_symlinked_directory_as_a_link_never_its_contents(tmp_path, secret):
+    from safe_eval.sandbox.workspace import _copy_tree
+
+    live, snap = tmp_path / "live", tmp_path / "snap"
+    live.mkdir()
+    snap.mkdir()
+    os.symlink(os.path.dirname(secret), live / "d")  # a directory swapped for a link to a host dir
+    _copy_tree(str(live), str(snap), None)
+    assert os.path.islink(snap / "d") and os.listdir(snap) == ["d"]
+
