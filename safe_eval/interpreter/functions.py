@@ -16,6 +16,7 @@ from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.identity import GUEST_REFS, register_internal_type
 from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
 from safe_eval.interpreter.tracebacks import CodeInfo
+from safe_eval.limits.iteration import metered_result
 from safe_eval.limits.result_bound import ResultBound
 from safe_eval.membrane.allowlists import PLAIN_SCALARS
 from safe_eval.membrane.crossing import enter_call_args, register_guest_function_type
@@ -230,7 +231,9 @@ class Function:
             else:
                 if kw:
                     args, kw = enter_call_args(args, kw, ctx.policy)
-            return self.run(self, ctx.budget, args, kw)
+            result = self.run(self, ctx.budget, args, kw)
+            # host code called this: a host iterator it gets back ticks (``metered_result``)
+            return result if type(result) in PLAIN_SCALARS else metered_result(result)
         from safe_eval.interpreter.session import call_as_origin
 
         return call_as_origin(origin, lambda: self(*args, **kwargs))
