@@ -20,6 +20,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from safe_eval.limits.iteration import drain
 from safe_eval.membrane.modules._guarded_class import guarded
 
 NAMES = ["mean", "fmean", "geometric_mean", "harmonic_mean", "median", "median_low", "median_high",
@@ -46,7 +47,8 @@ def _plain(value: Any, accepts: frozenset[type] | None) -> Any:
         return value
     if t is not list:
         try:
-            value = list(value)
+            # the metered door: one op per item, and no guest ``__len__`` sizes the list up front
+            value = drain(value)
         except TypeError:
             raise _refuse(value) from None
     if accepts is not None:
