@@ -41,7 +41,7 @@ from safe_eval.limits.guards import (
 from safe_eval.limits.iteration import consume, metered, update_source
 from safe_eval.limits.operators import guarded_binop, guarded_contains
 from safe_eval.limits.routines import ROUTINES
-from safe_eval.limits.sharing import FLAT, check_key
+from safe_eval.limits.sharing import FLAT, FREE_KEYS, check_key, keyed
 
 __all__ = ["ExprCompiler"]
 
@@ -401,7 +401,13 @@ class ExprCompiler(CompilerBase):
             c = node.slice.value
             return lambda f: obj(f)[c]
         key = self.expr(node.slice)
-        return lambda f: obj(f)[key(f)]
+        def load(f: Frame) -> Any:
+            o, k = obj(f), key(f)  # obj before key, as CPython evaluates them
+            tk = type(k)
+            if tk not in FREE_KEYS and not (tk is tuple and FLAT.issuperset(map(type, k))):
+                keyed(k)  # hashed whole in C: a shared nested key is priced first
+            return o[k]
+        return load
 
     def e_Slice(self, node: ast.Slice) -> Ev:
         lo = self.expr(node.lower) if node.lower else None
