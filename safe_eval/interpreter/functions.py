@@ -231,7 +231,14 @@ class Function:
             else:
                 if kw:
                     args, kw = enter_call_args(args, kw, ctx.policy)
-            result = self.run(self, ctx.budget, args, kw)
+            b = ctx.budget
+            b.host_calls += 1
+            if b.host_calls > b.max_host_calls:
+                b.too_many_host_calls()
+            try:
+                result = self.run(self, b, args, kw)
+            finally:
+                b.host_calls -= 1
             # host code called this: a host iterator it gets back ticks (``metered_result``)
             return result if type(result) in PLAIN_SCALARS else metered_result(result)
         from safe_eval.interpreter.session import call_as_origin
