@@ -657,3 +657,10 @@ def test_hashing_a_shared_nested_key_is_priced_before_the_c_walk(code):
 ], ids=["load-and-in", "store-and-augmented", "delete", "slice"])
 def test_priced_keys_give_cpythons_answers(code, expected):
     assert safe_eval(code, {}) == expected
+
+
+def test_summing_lists_pays_for_each_growing_concatenation():
+    # ``sum(xs, [])`` concatenates in one C call, copying the growing total at every step
+    # (quadratic); done step by step, each copy is charged
+    with pytest.raises(OpLimit, match="too many operations"):
+        safe_exec("sum([[0] * 100_000] * 100, [])", {}, limits=CONSUME)
