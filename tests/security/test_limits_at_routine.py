@@ -664,3 +664,17 @@ def test_summing_lists_pays_for_each_growing_concatenation():
     # (quadratic); done step by step, each copy is charged
     with pytest.raises(OpLimit, match="too many operations"):
         safe_exec("sum([[0] * 100_000] * 100, [])", {}, limits=CONSUME)
+
+
+# A curated module's attribute is the routine's own guard (``_metering.meter_attrs`` looks the
+# price up): refused by the estimate before the C call, not by the watchdog after it.
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("code", [
+    "import math\nmath.factorial(100_000)",
+    "import math\nmath.comb(10**6, 100_000)",
+    "import operator\noperator.pow(7, 10**6)",
+    "import math\nmath.isqrt(1 << 10**7)",
+], ids=["math-factorial", "math-comb", "operator-pow", "math-isqrt"])
+def test_a_curated_module_function_is_refused_by_its_price_before_the_call(code):
+    with pytest.raises(TimeLimit, match="operation would take too long"):
+        safe_exec(code, {}, limits={"time": 0.05})
