@@ -678,3 +678,13 @@ def test_summing_lists_pays_for_each_growing_concatenation():
 def test_a_curated_module_function_is_refused_by_its_price_before_the_call(code):
     with pytest.raises(TimeLimit, match="operation would take too long"):
         safe_exec(code, {}, limits={"time": 0.05})
+
+
+@pytest.mark.parametrize("code", [
+    "import decimal\ndecimal.Decimal('1E+999999').as_integer_ratio()",
+    "import decimal\nint(decimal.Decimal('1E+999999'))",
+    "import decimal\nint.__new__(int, decimal.Decimal('1E+999999'))",
+], ids=["decimal-as-integer-ratio", "int-of-decimal", "int-new-slot-of-decimal"])
+def test_a_decimal_with_a_huge_exponent_is_refused_before_becoming_an_exact_int(code):
+    with pytest.raises(GuestError, match="exponent larger than"):
+        safe_exec(code, {}, limits={"time": 1.0})
