@@ -69,6 +69,7 @@ __all__ = [
     "metered_constructor",
     "metered_function",
     "metered_method",
+    "metered_result",
     "range_contains",
     "update_source",
 ]
@@ -119,6 +120,21 @@ def _is_guest(tp: type) -> bool:
 def _host_iterator(x: Any) -> bool:
     tp = type(x)
     return tp is not TickingIterator and hasattr(tp, "__next__") and not _is_guest(tp)
+
+
+def metered_result(value: Any) -> Any:
+    """What a guest function called by host code hands back to it: a host iterator ticks.
+
+    Host C asks guest code for an iterator (``__iter__``, ``__reversed__``, a ``staticmethod``
+    or lambda in their place) and then pulls every item itself, with no guest code per item:
+    ``math.fsum(G())`` where ``G.__iter__`` returns ``iter(range(10**12))`` or
+    ``itertools.repeat(0.0)``. Every consumer that receives the guest object itself (module
+    functions, constructors of a guest subclass of ``tuple``, ``tuple.__new__``) would have to
+    meter it; doing it at the one place guest results return to host code covers them all."""
+    tp = type(value)
+    if tp in _PLAIN or tp is TickingIterator or not hasattr(tp, "__next__") or _is_guest(tp):
+        return value
+    return TickingIterator(value)
 
 
 def range_contains(r: range, item: Any) -> bool:
