@@ -209,12 +209,14 @@ class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
     def s_ClassDef(self, node: ast.ClassDef) -> Any:
         scope = self.scopes[id(node)]
         bases = self._elts(node.bases)
-        if node.keywords:
+        if any(k.arg is None for k in node.keywords):
             kw_names = ", ".join(str(k.arg) for k in node.keywords)
 
             def refuse(f: Frame) -> Any:
                 raise TypeError(f"class keywords ({kw_names}) are not supported in safe-eval")
             return refuse
+        # which keywords a metaclass may take is build_class's to decide (allow_class_keywords)
+        keywords = [(str(k.arg), self.expr(k.value)) for k in node.keywords]
         closure_slots = self._closure_slots(scope)
         qual = self._scope_qual()
         saved, saved_q = self.scope, self.qualname
@@ -232,7 +234,8 @@ class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
 
         def make(f: Frame) -> Any:
             closure = tuple([f[i] for i in closure_slots]) if closure_slots else ()
-            return classes.build_class(spec, tuple(bases(f)), f[0], f[1], closure)
+            kwargs = {k: v(f) for k, v in keywords} if keywords else None
+            return classes.build_class(spec, tuple(bases(f)), f[0], f[1], closure, kwargs)
         return self._decorated(node, make)
 
     # -- comprehensions --------------------------------------------------------------------

@@ -208,7 +208,10 @@ CONDITIONAL_DUNDERS: frozenset[str] = frozenset({"__self__", "__func__", "__wrap
 # Dunder methods readable on plain-data instances and allowed types (``(3).__add__``,
 # ``dict.__getitem__``): slot wrappers bound to data. Attribute hooks are never handed out
 # unbound (attributes.py substitutes a guarded ``object.__setattr__``).
-_HOOKS = frozenset({"__getattr__", "__setattr__", "__delattr__", "__init__", "__new__", "__post_init__"})
+# ``__format__`` of a host value is left out too: ``format()`` prices a host type's spec
+# (``date.__format__('%c' * 10**7)``), the bound slot would not.
+_HOOKS = frozenset({"__getattr__", "__setattr__", "__delattr__", "__init__", "__new__", "__post_init__",
+                    "__format__"})
 DATA_METHOD_DUNDERS: frozenset[str] = DEFINABLE_DUNDERS - _HOOKS
 
 # Dunders readable on instances of guest-defined classes (besides DEFINABLE_DUNDERS, which
