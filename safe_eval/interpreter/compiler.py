@@ -34,13 +34,49 @@ class CompiledModule:
     __slots__ = ("body", "last", "info", "run")
 
     def __init__(self, body: Ev | None, last: Ev | None, info: CodeInfo,
-                 expression: tuple[Ev, tuple[int, int]] | None = None) -> None:
+                 expression: tuple[Ev, tuple[int, int]] | None = None, is_async: bool = False) -> None:
         self.body = body
         self.last = last
         self.info = info
         # ``expression`` (the last expression's closure and position, without the noting
         # wrapper ``last``) lets a one-expression program run in one host call fewer
-        self.run: Callable[[dict[str, Any], Any], Any] = _runner(body, last, info, expression)
+        self.run: Callable[[dict[str, Any], Any], Any] = (
+            _async_runner(body, last, info) if is_async else _runner(body, last, info, expression))
+
+
+def _async_runner(body: Ev | None, last: Ev | None, info: CodeInfo) -> Callable[[dict[str, Any], Any], Any]:
+    """A module with top-level ``await``/``async for``/``async with`` (as IPython and smolagents
+    run them): its body is a coroutine driven by the guest's ``asyncio.run`` loop."""
+
+    def whole(f: Frame) -> None:
+        if body is not None:
+            body(f)
+        if last is not None:
+            f[2] = last(f)
+
+    def run(g: dict[str, Any], b: Any) -> Any:
+        from safe_eval.interpreter import aio, generators  # greenlet: loaded by the first coroutine
+
+        return aio.run(generators.GuestCoroutine(whole, [g, b, None], info, True))
+    return run
+
+
+def _has_top_level_await(tree: ast.Module, lines: tuple[str, ...]) -> bool:
+    """``await``, ``async for``/``with`` or an async comprehension in the module's own scope
+    (what makes CPython's ``PyCF_ALLOW_TOP_LEVEL_AWAIT`` compile a coroutine)."""
+    if not any("await" in line or "async" in line for line in lines):
+        return False
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Await | ast.AsyncFor | ast.AsyncWith):
+            return True
+        if isinstance(node, ast.comprehension) and node.is_async:
+            return True
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            continue  # their bodies are scopes of their own
+        stack.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _runner(body: Ev | None, last: Ev | None, info: CodeInfo,
@@ -88,6 +124,7 @@ class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
         self.lines = tuple(source.splitlines())
         self.annotations = annotations
         self.qualname: list[str] = []
+        self.top_level_await = False  # set by module(): the module runs as a coroutine
 
     def info(self, name: str) -> CodeInfo:
         return CodeInfo(name, ".".join([*self.qualname, name]), self.filename, self.lines)
@@ -110,6 +147,7 @@ class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
 
     # -- module ----------------------------------------------------------------------------
     def module(self, tree: ast.Module) -> CompiledModule:
+        self.top_level_await = _has_top_level_await(tree, self.lines)
         stmts = list(tree.body)
         last: Ev | None = None
         expression: tuple[Ev, tuple[int, int]] | None = None
@@ -128,7 +166,7 @@ class Compiler(ExprCompiler, StmtCompiler, MatchCompiler):
             last = last_expr
         body = self.block(stmts) if stmts else None
         return CompiledModule(body, last, CodeInfo("<module>", "<module>", self.filename, self.lines),
-                              expression)
+                              expression, self.top_level_await)
 
     # -- functions -------------------------------------------------------------------------
     def _scope_qual(self) -> list[str]:

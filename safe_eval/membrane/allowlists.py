@@ -181,7 +181,11 @@ EXCEPTION_FIELDS: dict[type, frozenset[str]] = {
     StopAsyncIteration: frozenset({"value"}),
     OSError: frozenset({"errno", "strerror", "filename", "filename2"}),
     SyntaxError: frozenset({"msg", "lineno", "offset", "text", "filename", "end_lineno", "end_offset"}),
+    # CPython defines the fields on each concrete class, not on UnicodeError
     UnicodeError: frozenset({"encoding", "object", "start", "end", "reason"}),
+    UnicodeDecodeError: frozenset({"encoding", "object", "start", "end", "reason"}),
+    UnicodeEncodeError: frozenset({"encoding", "object", "start", "end", "reason"}),
+    UnicodeTranslateError: frozenset({"encoding", "object", "start", "end", "reason"}),
     AttributeError: frozenset({"name"}),
     NameError: frozenset({"name"}),
     ImportError: frozenset({"name", "msg"}),
@@ -228,6 +232,7 @@ GUEST_TYPE_DUNDERS: frozenset[str] = DEFINABLE_DUNDERS | {
     "__module__",
     "__doc__",
     "__mro__",
+    "__slots__",  # checked at class creation: a str or a tuple/list of plain str
 }
 
 # Guest-visible names of interpreter-made objects (guest functions, bound methods, generators,
