@@ -19,6 +19,7 @@ namespace and finished-class checks as a class statement, never a host class wit
 from __future__ import annotations
 
 import builtins
+import types
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -34,8 +35,9 @@ __all__ = ["ClassSpec", "allow_base_stand_in", "allow_class_keywords", "allow_su
            "build_dynamic_class", "can_subclass", "is_guest_function"]
 
 _SUBCLASSABLE: set[type] = set()
-# membrane class of a stand-in -> the host object it stands for (whose __mro_entries__ answers)
-_BASE_STAND_INS: dict[type, Callable[[Any], Any]] = {}
+# membrane class of a stand-in -> the host object it stands for (whose __mro_entries__ answers);
+# ``class L(list[int])``: a builtin generic alias is host-made (its origin a class, checked as a base)
+_BASE_STAND_INS: dict[type, Callable[[Any], Any]] = {types.GenericAlias: lambda alias: alias}
 # metaclass -> the class keywords it accepts from guest code
 _CLASS_KEYWORDS: dict[type, frozenset[str]] = {}
 # what a class keyword's value may be: plain data, never a guest object the metaclass would
@@ -126,15 +128,19 @@ def _resolve_bases(bases: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, 
     orig = tuple(_BASE_STAND_INS[type(base)](base) if type(base) in _BASE_STAND_INS else base
                  for base in bases)
     resolved: list[Any] = []
+    replaced = False
     for base, real in zip(bases, orig, strict=True):
-        if type(base) not in _BASE_STAND_INS:
-            resolved.append(base)
+        # a class behind a stand-in (``Protocol``) is itself; ``list[int]`` passes
+        # ``isinstance(_, type)`` on 3.10, so the metaclass decides
+        if type(base) not in _BASE_STAND_INS or issubclass(type(real), type):
+            resolved.append(real)
             continue
         entries = getattr(real, "__mro_entries__", None)  # a host typing object (see unwrap)
         if entries is None:
             raise TypeError(f"bases must be types, not {type(real).__name__}")
         resolved.extend(entries(orig))
-    return tuple(resolved), orig
+        replaced = True
+    return tuple(resolved), orig if replaced else None
 
 
 def _check_bases(name: str, bases: tuple[Any, ...]) -> None:

@@ -124,7 +124,7 @@ WRITABLE_DUNDERS: frozenset[str] = frozenset(
      "__context__", "__suppress_context__"}
 ) | DEFINABLE_DUNDERS - {"__new__"}
 # Dunder names a class body may bind besides definable methods.
-_CLASS_DUNDER_ASSIGNMENTS = frozenset({"__slots__", "__match_args__", "__hash__"})
+_CLASS_DUNDER_ASSIGNMENTS = frozenset({"__slots__", "__match_args__", "__hash__", "__doc__"})
 # class keywords a reviewed host metaclass takes (``class D(TypedDict, total=False)``); the
 # interpreter passes one on only to a metaclass registered for it, with a plain-data value
 _CLASS_KEYWORDS = frozenset({"total"})

@@ -11,8 +11,8 @@ own ``__hash__``/``__eq__`` would be stored there and returned to every later ru
 host's own ``typing.Optional[int]``. So the guest gets ``_Form`` stand-ins whose subscription
 accepts only parameters hashed and compared by host code (``_check_param``), and the forms it
 builds come wrapped the same way (``TypeVar``s included: ``int | T`` is a typing
-subscription too). ``Protocol`` is handed out as it is (it is subclassed; its subscription
-caches type variables only). ``TypedDict`` is a stand-in too:
+subscription too). ``Protocol`` is a stand-in as well (``Protocol[T]`` must see the host
+``TypeVar``; as a base it is the class itself). ``TypedDict`` is a stand-in too:
 ``type(typing.TypedDict)`` would otherwise be the host's ``FunctionType``; as a base
 (``class D(TypedDict, total=False)``) and so is ``Generic[T]``, through ``allow_base_stand_in``. ``final`` and
 ``no_type_check`` are identities and ``runtime_checkable`` takes guest classes only (the host
@@ -157,7 +157,7 @@ _BUILDERS: tuple[Any, ...] = tuple(
 _NEW_TYPE: Any = typing.NewType
 # classes and functions that are subscripted or called to build forms (TypedDict is a function
 # whose type, FunctionType, the guest must not get hold of)
-_STAND_IN_ALWAYS: tuple[Any, ...] = (typing.Generic, typing.Annotated, typing.TypedDict)
+_STAND_IN_ALWAYS: tuple[Any, ...] = (typing.Generic, typing.Annotated, typing.TypedDict, typing.Protocol)
 
 
 def _typed_dict(typename: Any, fields: Any, /, *, total: Any = True) -> Any:
@@ -180,8 +180,8 @@ def _form(real: Any) -> _Form:
 
 
 def _wrap(value: Any) -> Any:
-    """A typing object as a stand-in (the builders and ``Generic`` included); a plain class
-    (``Protocol``, ``Text``, ``Any``), a function or a non-typing value as it is."""
+    """A typing object as a stand-in (the builders, ``Generic`` and ``Protocol`` included); a
+    plain class (``Text``, ``Any``), a function or a non-typing value as it is."""
     if type(value) is _Form:
         return value
     if any(value is b for b in _BUILDERS) or any(value is f for f in _STAND_IN_ALWAYS):
