@@ -89,14 +89,19 @@ def check(
     *,
     env: Mapping[str, Any] | None = None,
     filename: str = "<safe-eval>",
+    tools: Any = None,
 ) -> Report:
     """Run parse, scrub, restrict and the policy check on ``code``; execute nothing.
     ``env`` is what the host would pass to ``safe_eval``: its host functions are the tools
     (their signatures place constant arguments for the tool rules), its other values are data
     (a function or class the guest bound in an earlier step too, as at run time); a policy's
     allowed tools count as defined even when ``env`` does not name them; an attribute of an
-    exposed object declared writable may be assigned (no R013)."""
-    static = _static_env(env or {})
+    exposed object declared writable may be assigned (no R013). ``tools`` is ``safe_eval``'s
+    ``tools=`` (a dict of names to functions, or a list of functions), beneath ``env`` as there."""
+    from safe_eval.api import tool_mapping
+
+    tool_map = tool_mapping(tools) or {}
+    static = _static_env({**tool_map, **(env or {})})
     tools = frozenset(k for k, v in static.items() if v is not None)
     writable: frozenset[tuple[str, str]] = frozenset()
     if env:

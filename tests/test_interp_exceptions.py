@@ -8,6 +8,7 @@ from _interp_diff import same_outcome
 
 from safe_eval import Evaluator, GuestError, InternalError, LimitExceeded, safe_eval
 from safe_eval.errors import OpLimit, RecursionLimit, TimeLimit
+from safe_eval.limits import Limits
 
 PROGRAMS = {
     "raise_from_sets_cause": """
@@ -225,3 +226,37 @@ def test_guest_error_exception_has_no_host_traceback() -> None:
     exc = info.value.exception
     assert isinstance(exc, IndexError)
     assert exc.__traceback__ is None
+
+
+CYCLE_PROGRAMS = {
+    "raise_and_catch": "for i in range(N):\n    try:\n        raise ValueError(i)\n    except ValueError as e:\n"
+                       "        pass",
+    "bare_reraise_through_finally": "def g(i):\n    try:\n        raise KeyError(i)\n    except KeyError:\n"
+                                    "        raise\ndef h(i):\n    try:\n        g(i)\n    finally:\n        pass\n"
+                                    "for i in range(N):\n    try:\n        h(i)\n    except KeyError:\n        pass",
+    "failed_assert": "for i in range(N):\n    try:\n        assert i < 0, i\n    except AssertionError:\n        pass",
+    "raise_from": "for i in range(N):\n    try:\n        try:\n            raise KeyError(i)\n"
+                  "        except KeyError as k:\n            raise ValueError(i) from k\n    except ValueError:\n"
+                  "        pass",
+    "recursion_error": "def f():\n    f()\nfor i in range(N // 50):\n    try:\n        f()\n"
+                       "    except RecursionError:\n        pass",
+}
+
+
+@pytest.mark.parametrize("name", sorted(CYCLE_PROGRAMS))
+def test_guest_exceptions_leave_no_reference_cycles_per_raise(name: str) -> None:
+    # an exception whose traceback holds a host frame naming it is a cycle only the collector
+    # frees: the garbage a run leaves must not grow with the number of exceptions it raised
+    import gc
+
+    def cyclic_garbage(n: int) -> int:
+        gc.collect()
+        gc.disable()  # every cycle the run makes waits for the count below
+        try:
+            safe_eval(CYCLE_PROGRAMS[name].replace("N", str(n)), limits=Limits(time=20, recursion=40))
+        finally:
+            gc.enable()
+        return gc.collect()
+
+    cyclic_garbage(50), cyclic_garbage(500)  # compiling each text once makes garbage of its own
+    assert cyclic_garbage(500) == cyclic_garbage(50)

@@ -20,9 +20,28 @@ SLOW_HOST = "import statistics\nstatistics.mean(range(10**8))"
 
 def test_host_loop_interrupted_then_next_run_is_clean() -> None:
     start = time.monotonic()
-    with pytest.raises(TimeLimit):
+    with pytest.raises(TimeLimit) as info:
         safe_eval.safe_eval(SLOW_HOST, limits={"time": 0.2})
     assert time.monotonic() - start < 5
+    assert info.value.value == 0.2
+
+
+def test_a_watchdog_limit_reaches_the_host_as_the_public_error_with_its_setting() -> None:
+    # a tool is the host's code, never interrupted: the run overdue when it returns is
+    # stopped by the watchdog, and the host gets the public class with the setting, what the
+    # run reached and the line, as from the budget's own check
+    def spin(seconds: float) -> int:
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            pass
+        return 1
+
+    with pytest.raises(TimeLimit) as info:
+        safe_eval.safe_eval("x = 1\nspin(0.6)", {"spin": spin}, limits={"time": 0.2})
+    err = info.value
+    assert type(err) is TimeLimit
+    assert err.value == 0.2 and err.reached is not None and err.reached > 0.6
+    assert err.line == 2
     time.sleep(2 * watchdog.PERIOD)  # a stray asynchronous exception would land here
     assert safe_eval.safe_eval("x + 1", {"x": 41}) == 42
 

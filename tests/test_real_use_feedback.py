@@ -248,3 +248,16 @@ def test_a_policy_error_renders_its_line_and_caret() -> None:
 def test_a_diagnostic_placed_at_run_time_keeps_its_rule() -> None:
     diag = Diagnostic("T004", "tool-argument-denied", "denied", 0, 0, 0, 0, "runtime")
     assert diag.placed(4, 5, 12) == Diagnostic("T004", "tool-argument-denied", "denied", 4, 5, 4, 12, "runtime")
+
+
+def test_check_takes_tools_as_safe_eval_does() -> None:
+    def search(query: str, limit: int = 10) -> list[str]:
+        return []
+
+    # a tool passed as tools= is defined, and its signature places the arguments for the rules
+    assert check("search('cats', limit=5)", tools=[search]).ok
+    assert check("search('cats', limit=5)", tools={"search": search}).ok
+    (diag,) = check("find('cats')", tools=[search]).diagnostics
+    assert "find" in diag.message
+    (diag,) = check("search('cats', limit=500)", "agent", tools=[search]).diagnostics
+    assert "limit" in diag.message

@@ -33,12 +33,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from safe_eval.api import Evaluator
-from safe_eval.errors import GuestError, GuestFrame, SafeEvalError
+from safe_eval.errors import GuestError, GuestFrame, OutputLimit, SafeEvalError
+from safe_eval.limits.guards import g_repr
 
 __all__ = ["FILENAME", "build_server", "check_python", "run_python_code", "serve"]
 
 FILENAME = "main.py"  # the file name guest frames carry, as in mcp-run-python
 _MAX_JSON_DEPTH = 64
+_MAX_JSON_NODES = 200_000
 
 RUN_DESCRIPTION = """Tool to execute Python code and return stdout, stderr, and return value.
 
@@ -151,23 +153,34 @@ def _escape(text: str, tag: str) -> str:
                   text, flags=re.IGNORECASE)
 
 
-def _jsonable(value: Any, depth: int = 0) -> Any:
+def _jsonable(value: Any) -> Any:
     """The return value as JSON data, by exact type (no host introspection of guest objects);
-    anything else is its ``repr``, as mcp-run-python's fallback does."""
-    t = type(value)
-    if value is None or t in (str, int, bool):
-        return value
-    if t is float:
-        return value if value == value and value not in (float("inf"), float("-inf")) else repr(value)
-    if depth >= _MAX_JSON_DEPTH:
-        return repr(value)
-    if t in (list, tuple, set, frozenset):
-        return [_jsonable(item, depth + 1) for item in value]
-    if t is dict:
-        return {k if type(k) is str else repr(k): _jsonable(v, depth + 1) for k, v in value.items()}
-    if t in (bytes, bytearray):
-        return bytes(value).decode("utf-8", "replace")
-    return repr(value)
+    anything else is its ``repr``, as mcp-run-python's fallback does. The walk visits at most
+    ``_MAX_JSON_NODES`` nodes (a list holding itself twice, twenty times over, is a million
+    paths through 40 objects) and every ``repr`` is the guest's priced one (``limits.guards``):
+    a result too large to show is an ``OutputLimit``, never host time."""
+    budget = [_MAX_JSON_NODES]
+
+    def walk(value: Any, depth: int) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise OutputLimit("return value too large to show", value=_MAX_JSON_NODES)
+        t = type(value)
+        if value is None or t in (str, int, bool):
+            return value
+        if t is float:
+            return value if value == value and value not in (float("inf"), float("-inf")) else g_repr(value)
+        if depth >= _MAX_JSON_DEPTH:
+            return g_repr(value)
+        if t in (list, tuple, set, frozenset):
+            return [walk(item, depth + 1) for item in value]
+        if t is dict:
+            return {k if type(k) is str else g_repr(k): walk(v, depth + 1) for k, v in value.items()}
+        if t in (bytes, bytearray):
+            return bytes(value).decode("utf-8", "replace")
+        return g_repr(value)
+
+    return walk(value, 0)
 
 
 def _error_text(exc: SafeEvalError, code: str) -> str:

@@ -17,6 +17,7 @@ from safe_eval.interpreter.runtime import BREAK, CONTINUE, RETURN, UNBOUND, Fram
 from safe_eval.interpreter.scopes import CELL, FAST, unbound_free, unbound_local
 from safe_eval.interpreter.specialize import BODY, PARAM, VALUE, Branch, if_compare_closure, if_return_closure
 from safe_eval.interpreter.specialize import CONST as CONST_OPERAND
+from safe_eval.limits.budget import depth_limit_of
 from safe_eval.limits.iteration import drain, metered
 from safe_eval.membrane.proxies import HostExceptionClass, exception_class
 
@@ -396,7 +397,10 @@ class StmtCompiler(CompilerBase):
             if not test(f):
                 e = AssertionError(msg(f)) if msg is not None else AssertionError()
                 _mark_raised(e)
-                raise e
+                try:
+                    raise e
+                finally:  # a local naming the exception its traceback holds is a cycle for the GC
+                    del e
         return assert_
 
     def s_Raise(self, node: ast.Raise) -> St:
@@ -405,7 +409,10 @@ class StmtCompiler(CompilerBase):
                 e = sys.exc_info()[1]
                 if e is None:
                     raise RuntimeError("No active exception to reraise")
-                raise e
+                try:
+                    raise e
+                finally:
+                    del e
             return reraise
         exc = self.expr(node.exc)
         cause = self.expr(node.cause) if node.cause is not None else None
@@ -417,7 +424,10 @@ class StmtCompiler(CompilerBase):
                 e.__cause__ = None if c is None else _exception_instance(c)
             tracebacks.clear(e)
             _mark_raised(e)
-            raise e
+            try:
+                raise e
+            finally:  # a local naming the exception its traceback holds is a cycle for the GC:
+                del e  # a guest raising in a loop would leave the collector all the work
         return raise_
 
     # -- control flow ----------------------------------------------------------------------
@@ -569,11 +579,18 @@ class StmtCompiler(CompilerBase):
             except _NOT_CATCHABLE:
                 raise
             except BaseException as e:
+                if e.__class__ is RecursionError and not guest_raised(e) and depth_limit_of(e) is None:
+                    # the host's own limit, tripped somewhere in host code (maybe half-way
+                    # through the membrane's bookkeeping): never the guest's to catch and go on
+                    raise
                 ex = enter_guest(e)
                 for match, run in handlers:
                     if match is None or _matches(ex, match(f)):
                         if ex is e:
-                            return run(f, ex)
+                            try:
+                                return run(f, ex)
+                            finally:  # e's traceback holds this frame: no cycle through ex
+                                del ex
                         try:
                             raise ex from None
                         except BaseException:
@@ -620,12 +637,18 @@ class StmtCompiler(CompilerBase):
     def _handler(self, h: ast.ExceptHandler) -> tuple[Any, Callable[[Frame, BaseException], Any]]:
         match = self.expr(h.type) if h.type is not None else None
         body = self.block(h.body)
+        # each drops its ``ex`` before running the body: a handler that raises puts its frame
+        # in the traceback of an exception the frame would name (a cycle for the GC)
         if h.name is None:
-            return match, lambda f, ex: body(f)
+            def unnamed(f: Frame, ex: BaseException) -> Any:
+                del ex
+                return body(f)
+            return match, unnamed
         store, delete = self.store_name(h.name), self.delete(ast.Name(h.name, ast.Del()), quiet=True)
 
         def named(f: Frame, ex: BaseException) -> Any:
             store(f, ex)
+            del ex
             try:
                 return body(f)
             finally:

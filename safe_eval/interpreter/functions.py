@@ -230,7 +230,14 @@ class Function:
             else:
                 if kw:
                     args, kw = enter_call_args(args, kw, ctx.policy)
-            return self.run(self, ctx.budget, args, kw)
+            b = ctx.budget
+            b.host_calls += 1
+            if b.host_calls > b.max_host_calls:
+                b.too_many_host_calls()
+            try:
+                return self.run(self, b, args, kw)
+            finally:
+                b.host_calls -= 1
         from safe_eval.interpreter.session import call_as_origin
 
         return call_as_origin(origin, lambda: self(*args, **kwargs))

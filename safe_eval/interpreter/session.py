@@ -17,9 +17,11 @@ from safe_eval.context import RunContext
 from safe_eval.errors import (
     GuestError,
     InternalError,
+    LimitExceeded,
     MemoryLimit,
     RecursionLimit,
     SafeEvalError,
+    TimeLimit,
 )
 from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.compile_stmt import guest_raised
@@ -66,6 +68,7 @@ def run_guarded(
     w = watchdog.start(ctx.budget)
     token = None
     released = False
+    failed: BaseException | None = None
     old = sys.getrecursionlimit()
     try:
         # ``_run`` written out: one host call fewer on every evaluation
@@ -80,9 +83,9 @@ def run_guarded(
         err = to_api_error(e)
         if isinstance(err, MemoryLimit):
             released = True
-        if err is e:
-            raise
-        raise err from None
+        if not isinstance(err, SafeEvalError):
+            raise  # the host's own (KeyboardInterrupt)
+        failed = err  # raised below, outside this handler: no context chain to the host
     finally:
         # The watchdog may deliver its asynchronous exception at any call or loop boundary,
         # including in here: retry until the context stack, the recursion limit and the
@@ -104,6 +107,21 @@ def run_guarded(
                 continue
         if released:  # the run hit its memory limit: leave the process where it found it
             release_memory()
+    raise _detached(failed)
+
+
+def _detached(err: BaseException | None) -> BaseException:
+    """``err`` without the run's insides: the exception chain it was raised in (every guest
+    exception the run unwound, each with its host frames and their locals: a guest that
+    raises in ``finally`` builds one thousands long, which the host would keep alive and walk
+    when it formats the error) and the traceback through the interpreter. An
+    ``InternalError`` keeps its cause: it reports our bug."""
+    assert err is not None
+    if not isinstance(err, InternalError):
+        err.__cause__ = None
+        err.__context__ = None
+        err.__traceback__ = None
+    return err
 
 
 # the memory limit the main thread's stack was last made ready for (ensure_main_thread_stack)
@@ -118,17 +136,19 @@ _modules = sys.modules
 def _run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     token = context.enter(ctx)
     old = raise_host_recursion_limit(ctx.budget.max_depth)
+    failed: BaseException | None = None
     try:
         return fn(*args)
     except BaseException as e:
         err = to_api_error(e)
-        if err is e:
+        if not isinstance(err, SafeEvalError):
             raise
-        raise err from None
+        failed = err
     finally:
         context.leave(token)
         if sys.getrecursionlimit() != old:
             sys.setrecursionlimit(old)
+    raise _detached(failed)
 
 
 def _message(e: BaseException) -> str:
@@ -142,10 +162,14 @@ def _message(e: BaseException) -> str:
 
 def to_api_error(e: BaseException) -> BaseException:
     if isinstance(e, SafeEvalError):
+        if type(e) is watchdog.WatchdogTimeLimit or type(e) is watchdog.WatchdogMemoryLimit:
+            return _watchdog_limit(e)
         return e
     gl = sys.modules.get("greenlet")  # greenlet is imported with the first guest generator
     if gl is not None and isinstance(e, (gl.GreenletExit, gl.error)):
-        return InternalError(f"interpreter error: {type(e).__name__}: {e}")
+        internal = InternalError(f"interpreter error: {type(e).__name__}: {e}")
+        internal.__cause__ = e  # our bug: the host frames say where
+        return internal
     max_depth = depth_limit_of(e)
     if max_depth is not None:  # the guest recursion limit, uncaught (or re-raised) by the guest
         return _recursion_limit(e, max_depth)
@@ -169,7 +193,30 @@ def to_api_error(e: BaseException) -> BaseException:
     # the host gets the exception object without host tracebacks or host objects in it
     from safe_eval.interpreter.compile_stmt import enter_guest
 
-    return GuestError(type(e).__name__, message, frames, enter_guest(e), cause)
+    return GuestError(type(e).__name__, message, frames, _without_host_frames(enter_guest(e)), cause)
+
+
+def _without_host_frames(e: BaseException) -> BaseException:
+    """``e`` and the exceptions it was raised during or from, without their tracebacks (host
+    frames of the interpreter, whose locals hold the run) and cut after ``_MAX_CHAIN`` of them:
+    the host keeps what it reads (``GuestError.traceback``/``cause``), not the run's insides
+    (a guest raising in ``finally`` chains thousands)."""
+    todo = [e]
+    seen: set[int] = set()
+    while todo:
+        cur = todo.pop()
+        if id(cur) in seen:
+            continue
+        seen.add(id(cur))
+        cur.__traceback__ = None
+        if len(seen) >= _MAX_CHAIN:
+            cur.__cause__ = cur.__context__ = None
+            continue
+        todo += [x for x in (cur.__context__, cur.__cause__) if x is not None]
+    return e
+
+
+_MAX_CHAIN = 16
 
 
 def _recursion_limit(
@@ -182,6 +229,23 @@ def _recursion_limit(
         inner = frames[-1]
         err.at_line(inner.line, inner.col)
         err.in_source(inner.filename, inner.source_line)
+    return err
+
+
+def _watchdog_limit(e: LimitExceeded) -> LimitExceeded:
+    """The public error for what the watchdog raised (by class, without its setting or what
+    the run reached): a plain ``TimeLimit``/``MemoryLimit`` with both, at the same line."""
+    b = current_budget()
+    err: LimitExceeded
+    if isinstance(e, TimeLimit):
+        err = TimeLimit(e.detail, value=b.limits.time if b else None,
+                        reached=round(b.elapsed, 3) if b else None)
+    else:
+        err = MemoryLimit(e.detail, value=b.limits.memory if b else None,
+                          reached=b.mem_peak or None if b else None)
+    if e.line is not None:
+        err.at_line(e.line, getattr(e, "col", None))
+        err.in_source(getattr(e, "filename", ""), getattr(e, "source_line", ""))
     return err
 
 

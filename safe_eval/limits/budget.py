@@ -12,6 +12,9 @@ Hot-path contract with the interpreter (kept tiny so a tick costs two bytecodes)
     ...
     b.depth -= 1
 
+Host code calling back into guest code (``Function.__call__``) also counts ``host_calls``
+against ``stack.HOST_CALL_CAP`` the same way (``too_many_host_calls``).
+
 ``current()`` returns the budget of the evaluation running on this thread, for builtins and
 module wrappers that are shared singletons and must charge whoever calls them;
 ``current_or_default()`` never returns None (a fresh default budget outside any evaluation).
@@ -41,6 +44,7 @@ from safe_eval.errors import (
 )
 from safe_eval.limits import memory
 from safe_eval.limits.model import Limits
+from safe_eval.limits.stack import HOST_CALL_CAP
 
 __all__ = ["CHUNK", "NS_PER_OP", "Budget", "current", "current_or_default", "depth_limit_of"]
 
@@ -67,6 +71,8 @@ class Budget:
         "spent",
         "depth",
         "max_depth",
+        "host_calls",
+        "max_host_calls",
         "started",
         "deadline",
         "out",
@@ -86,6 +92,8 @@ class Budget:
         self.fuel = self._granted
         self.depth = 0
         self.max_depth = limits.recursion
+        self.host_calls = 0
+        self.max_host_calls = HOST_CALL_CAP
         self.started = time.monotonic()
         self.deadline = self.started + limits.time
         self.out: list[str] = []
@@ -176,12 +184,24 @@ class Budget:
         call, so a guest that catches it still cannot recurse deeper. Left uncaught it becomes
         ``RecursionLimit`` (``depth_limit_of``, read by the run's error conversion)."""
         self.depth -= 1
+        self._raise_recursion_error()
+
+    def too_many_host_calls(self) -> None:
+        """Refuse one host-to-guest call nested past ``max_host_calls`` as ``too_deep`` does:
+        the host's own recursion limit is never reached, so CPython never swallows it."""
+        self.host_calls -= 1
+        self._raise_recursion_error()
+
+    def _raise_recursion_error(self) -> None:
         # raising and unwinding a guest exception costs far more than one op: priced so a guest
         # that catches it (``finally: f()`` at the limit, exponential) meets the clock in time
         self.charge(_RAISE_OPS)
         err = RecursionError("maximum recursion depth exceeded")
         err.__dict__[_DEPTH_KEY] = self.max_depth
-        raise err
+        try:
+            raise err
+        finally:  # a local naming the exception its traceback holds is a cycle for the GC
+            del err
 
     # -- memory ----------------------------------------------------------------------------
     def check_alloc(self, nbytes: int) -> None:

@@ -54,7 +54,7 @@ from functools import wraps
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from safe_eval.errors import RecursionLimit
-from safe_eval.limits.budget import Budget, current_or_default
+from safe_eval.limits.budget import Budget, current_or_default, depth_limit_of
 from safe_eval.limits.estimates import (
     format_spec_width,
     int_bytes,
@@ -125,7 +125,9 @@ def recursion_guard(fn: F) -> F:
     def guarded(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except RecursionError:
+        except RecursionError as e:
+            if depth_limit_of(e) is not None:  # the guest's own limit, in guest code fn called:
+                raise  # catchable by the guest as in CPython
             raise RecursionLimit("data nested too deeply", value=current_or_default().max_depth) from None
 
     return guarded  # type: ignore[return-value]  # same signature as fn

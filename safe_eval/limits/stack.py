@@ -13,11 +13,13 @@ Cost: starting a thread, ~100-400 µs per call (measured on a loaded 2-core mach
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["BIG_STACK_THREAD", "MIN_STACK", "call_with_stack", "host_recursion_cap", "stack_for",
+__all__ = ["BIG_STACK_THREAD", "HOST_CALL_CAP", "MIN_STACK", "call_with_stack", "host_recursion_cap",
+           "stack_for",
            "start_with_stack"]
 
 # the name of the threads call_with_stack starts: a run already on one needs no other
@@ -26,6 +28,19 @@ BIG_STACK_THREAD = "safe-eval"
 T = TypeVar("T")
 
 MIN_STACK = 64 * 1024 * 1024
+
+# How deep host-to-guest calls may nest (a C routine calling back into guest code: a guest
+# ``__eq__``/``__repr__``/``__init__``, a ``key=`` function, a property getter). Each costs host
+# stack that CPython counts against a limit of its own, and where that limit trips inside a
+# slot's method lookup CPython clears the error and falls back (typeobject.c
+# ``lookup_maybe_method``): a recursive ``__eq__`` silently answers False, ``__repr__`` gives
+# the default repr. 3.12 counts C calls against ``Py_C_RECURSION_LIMIT`` (1 500), 3-5 per nested
+# call: a recursive ``__eq__`` stopped at 374, ``__repr__`` at 299. 3.10, 3.11 and 3.13 spend
+# 7-10 units of the host recursion limit (20 000, ``guards.HOST_RECURSION_CAP``) per nested
+# call: 2 000-2 855 (measured on every version, ``max_depth`` unbounded). Data nested between
+# two calls adds a unit per level (``repr([self])`` stopped at 249 levels on 3.12): the caps
+# leave room for three such levels per call on 3.12, many more elsewhere.
+HOST_CALL_CAP = 160 if sys.version_info[:2] == (3, 12) else 1000
 MAX_STACK = 4 * 1024 * 1024 * 1024  # keep the reservation sane on 64-bit hosts
 _stack_lock = threading.Lock()  # threading.stack_size is process-global
 

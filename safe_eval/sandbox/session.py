@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from safe_eval import rules
-from safe_eval.errors import PolicyViolation, SandboxCrashed, SandboxError, SandboxValueError
+from safe_eval.errors import PolicyViolation, SafeEvalError, SandboxCrashed, SandboxError, SandboxValueError
 from safe_eval.sandbox import codec
 
 if TYPE_CHECKING:
@@ -123,8 +123,12 @@ class Session:
             self.workspace.snapshot()
         proc = self._worker()
         start = time.perf_counter()
-        reply = proc.request("run", params, seconds=lim.time, grace=GRACE, output_limit=lim.output,
-                             on_print=printed, on_tool=tool)
+        try:
+            reply = proc.request("run", params, seconds=lim.time, grace=GRACE, output_limit=lim.output,
+                                 on_print=printed, on_tool=tool)
+        except SafeEvalError as exc:
+            exc.stdout = "".join(out)  # what the run printed before it failed, as in process
+            raise
         seconds = time.perf_counter() - start
         if type(reply) is not dict or type(reply.get("bindings")) is not dict:
             proc.kill()

@@ -21,10 +21,12 @@ from safe_eval.errors import (
     MemoryLimit,
     OutputLimit,
     PolicyViolation,
+    SafeEvalError,
     SandboxCrashed,
     SandboxValueError,
     TimeLimit,
 )
+from safe_eval.limits import Limits
 from safe_eval.policy import parse_policy
 from safe_eval.sandbox import make_backend
 from safe_eval.sandbox.bwrap import BwrapBackend
@@ -205,6 +207,14 @@ def test_print_output_streams_while_the_run_goes_on(backend):
     result = backend.run("print('one')\nn = tool()\nprint('two')\nn", {"tool": tool}, on_print=seen.append)
     assert result.value >= 1
     assert "".join(seen) == result.stdout == "one\ntwo\n"
+
+
+@pytest.mark.parametrize("code", ["print('one')\n1 / 0", "print('one')\nwhile True:\n    pass"],
+                         ids=["guest_error", "time_limit"])
+def test_what_a_failed_run_printed_comes_with_its_error(backend, code):
+    with pytest.raises(SafeEvalError) as info:
+        backend.run(code, limits=Limits(time=1))
+    assert info.value.stdout == "one\n"
 
 
 def _assert_gone(session, pid):

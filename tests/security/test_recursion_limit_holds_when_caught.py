@@ -66,3 +66,21 @@ def test_guest_code_cannot_forge_the_depth_mark(code: str) -> None:
     with pytest.raises((GuestError, PolicyViolation)) as info:
         safe_exec(code, limits=LIMITS)
     assert not isinstance(info.value, RecursionLimit)
+
+
+def test_a_guest_cannot_catch_the_hosts_own_recursion_error_and_go_on() -> None:
+    # with a guest limit far above what the host stack holds, the host's RecursionError trips
+    # somewhere in host code (maybe half-way through the membrane's bookkeeping): it ends the
+    # run as RecursionLimit instead of reaching the guest's handler
+    code = (
+        "n = 0\ndef f():\n    global n\n    n += 1\n    f()\n"
+        "try:\n    f()\nexcept RecursionError:\n    caught = n\n"
+    )
+    with pytest.raises(RecursionLimit) as info:
+        safe_exec(code, limits=Limits(recursion=1_000_000, time=10))
+    assert "host stack exhausted" in str(info.value)
+
+
+def test_a_recursion_error_the_guest_raises_itself_is_still_its_own_to_catch() -> None:
+    code = "try:\n    raise RecursionError('mine')\nexcept RecursionError as e:\n    r = str(e)\n"
+    assert safe_exec(code)["r"] == "mine"
