@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from _corpus import corpus_params
-from _interp_diff import comparable, cpython, same_value
+from _interp_diff import SEMANTICS_LIMITS, comparable, cpython, same_value
 
 from safe_eval import Evaluator, GuestError
 
@@ -40,7 +40,7 @@ def test_conformance(path: Path) -> None:
     env = _env(source)
     expected_out, expected, expected_err = cpython(source, dict(env))
     try:
-        result = Evaluator().run(source, dict(env))
+        result = Evaluator(limits=SEMANTICS_LIMITS).run(source, dict(env))
     except GuestError as e:
         assert expected_err == (e.type_name, e.message), e.render()
         return

@@ -9,7 +9,7 @@ from typing import Any
 
 from _interp_diff import comparable, same_value
 
-from safe_eval import Evaluator, GuestError
+from safe_eval import Evaluator, GuestError, Limits
 
 Outcome = tuple[str, Any, "tuple[str, str] | None"]
 
@@ -31,7 +31,7 @@ def cpython(source: str) -> Outcome:
 
 def guest(source: str) -> Outcome:
     try:
-        r = Evaluator().run(source, {})
+        r = Evaluator(limits=Limits(time=60)).run(source, {})  # semantics, not speed
     except GuestError as e:
         return "", None, (e.type_name, e.message)
     return r.stdout, r.value, None
