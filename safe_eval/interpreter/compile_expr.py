@@ -176,6 +176,22 @@ _TYPE_INSPECTORS = frozenset([id(BUILTINS[n]) for n in _INSPECTOR_NAMES if n in 
                              + [id(t) for t in (tuple, list, set, frozenset, dict, str, type, super)])
 
 
+def _callee(func: Any) -> str:
+    """How CPython names the callee in a call's TypeError (``__main__.k1()``, ``list()``,
+    ``C object``), read without running guest code (a guest function's names are data in its
+    ``__dict__``; a class's through ``type``'s own descriptors)."""
+    if type(func) is Function:
+        name = func.__dict__.get("__qualname__")
+        return f"__main__.{name}()" if type(name) is str else "function()"
+    if isinstance(func, type):
+        name = type.__dict__["__qualname__"].__get__(func)
+        module = type.__dict__["__module__"].__get__(func)
+        return f"{name}()" if module == "builtins" else f"{module}.{name}()"
+    if isinstance(func, types.BuiltinFunctionType | types.FunctionType):  # host callables
+        return f"{func.__name__}()"
+    return f"{type(func).__name__} object"
+
+
 class ExprCompiler(CompilerBase):
     def expr(self, node: ast.expr) -> Ev:
         h = getattr(self, "e_" + type(node).__name__, None)
@@ -463,13 +479,14 @@ class ExprCompiler(CompilerBase):
                 if name is None:
                     m = v(f)
                     if not hasattr(type(m), "keys"):
-                        raise TypeError(f"argument after ** must be a mapping, not {type(m).__name__}")
+                        raise TypeError(f"{_callee(func)} argument after ** must be a mapping, "
+                                        f"not {type(m).__name__}")
                     for k in metered(m.keys()):
                         if k in kwargs:
-                            raise TypeError(f"got multiple values for keyword argument '{k}'")
+                            raise TypeError(f"{_callee(func)} got multiple values for keyword argument '{k}'")
                         kwargs[k] = m[k]
                 elif name in kwargs:  # ``f(**{'a': 1}, a=2)``: CPython refuses, never overwrites
-                    raise TypeError(f"got multiple values for keyword argument '{name}'")
+                    raise TypeError(f"{_callee(func)} got multiple values for keyword argument '{name}'")
                 else:
                     kwargs[name] = v(f)
             return call_value(f[1], func, args, kwargs)
@@ -586,6 +603,8 @@ class ExprCompiler(CompilerBase):
             while s.is_comprehension and s.parent is not None:
                 s = s.parent
             ok = s.kind == "function" and isinstance(s.node, ast.AsyncFunctionDef)
+            # top-level await (as IPython allows): the module then runs as a coroutine
+            ok = ok or (s.kind == "module" and getattr(self, "top_level_await", False))
             where = "async function" if s.kind == "function" else "function"
         if not ok:
             from safe_eval.rules import SYNTAX_ERROR  # only on this defensive path

@@ -282,10 +282,12 @@ class Function:
         npos = code.npos
         n = len(args)
         name = self.__dict__.get("__qualname__", code.info.qualname)
+        too_many = 0  # reported after the keywords, as CPython does: k1(1, 2, bad=3) names bad
         if n > npos:
             if code.vararg is None:
-                _too_many(name, code, len(self.defaults), n, kwargs)
-            frame[3 + npos] = tuple(args[npos:])
+                too_many = n
+            else:
+                frame[3 + npos] = tuple(args[npos:])
             n = npos
         elif code.vararg is not None:
             frame[3 + npos] = ()
@@ -308,6 +310,8 @@ class Function:
                     raise TypeError(f"{name}() got multiple values for argument '{k}'")
                 else:
                     frame[slot] = v
+        if too_many:
+            _too_many(name, code, len(self.defaults), too_many, kwargs)
         defaults = self.defaults
         first_default = npos - len(defaults)
         missing: list[str] = []

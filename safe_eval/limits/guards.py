@@ -196,8 +196,10 @@ def _minmax(fn: Callable[..., Any]) -> Callable[..., Any]:
     return guarded
 
 
-def g_sorted(iterable: Iterable[Any], /, *, key: Any = None, reverse: bool = False) -> list[Any]:
-    return builtins.sorted(prepare(iterable, 8), key=key, reverse=reverse)
+def g_sorted(*args: Any, key: Any = None, reverse: bool = False) -> list[Any]:
+    if len(args) != 1:  # CPython's message, not the missing-argument one of a Python signature
+        raise TypeError(f"sorted expected 1 argument, got {len(args)}")
+    return builtins.sorted(prepare(args[0], 8), key=key, reverse=reverse)
 
 
 def _short_circuit(fn: Callable[[Iterable[Any]], bool]) -> Callable[[Iterable[Any]], bool]:
@@ -214,6 +216,8 @@ def _short_circuit(fn: Callable[[Iterable[Any]], bool]) -> Callable[[Iterable[An
 
 def g_format(value: Any, format_spec: str = "", /) -> str:
     check_format_spec(format_spec)
+    if not format_spec and shown_text(value) is not None:
+        return shown_text(value)  # type: ignore[return-value]
     if format_spec:
         from safe_eval.limits.routines import slot_price  # routines imports this module
 
@@ -301,6 +305,23 @@ def price_text(obj: Any) -> None:
             current_or_default().check_alloc(nbytes)
 
 
+# Host callables shown to the guest under CPython's text (``<built-in function print>``, not the
+# Python function that guards it): id -> (the object, its text). Filled by the module that owns
+# the callable (``show_as``); read by the text builtins below, never keyed by guest objects.
+_SHOWN: dict[int, tuple[object, str]] = {}
+
+
+def show_as(obj: object, text: str) -> None:
+    """Let ``repr``/``str``/``ascii`` of the host object ``obj`` answer ``text``."""
+    _SHOWN[id(obj)] = (obj, text)
+
+
+def shown_text(obj: object) -> str | None:
+    """The text registered for ``obj`` through ``show_as`` (None: none)."""
+    entry = _SHOWN.get(id(obj))
+    return entry[1] if entry is not None and entry[0] is obj else None
+
+
 def _priced_text(fn: Callable[[Any], str]) -> Callable[[Any], str]:
     """``repr``/``ascii``/``str`` of data: escaping can make the text many times the data (a
     loop of ``x = repr(x)`` doubles a string per step in one C call each), so the result is
@@ -311,6 +332,9 @@ def _priced_text(fn: Callable[[Any], str]) -> Callable[[Any], str]:
     def priced(obj: Any) -> str:
         if identity_on_str and type(obj) is str:
             return obj
+        entry = _SHOWN.get(id(obj))
+        if entry is not None and entry[0] is obj:
+            return entry[1]
         nbytes = repr_bytes(obj)
         if nbytes:
             current_or_default().check_alloc(nbytes)
@@ -347,6 +371,8 @@ GUARDED_BUILTINS: dict[str, Callable[..., Any]] = {
     "round": g_round,
     "hash": g_hash,
 }
+for _name, _guard in GUARDED_BUILTINS.items():  # a guest's TypeError names the builtin (sorted())
+    _guard.__name__ = _guard.__qualname__ = _name
 
 
 # -- constructors of builtin types -----------------------------------------------------------

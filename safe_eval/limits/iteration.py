@@ -113,13 +113,24 @@ class TickingIterator:
 TickingIterator.__name__ = TickingIterator.__qualname__ = "iterator"
 
 
+class CallableIterator(TickingIterator):
+    """``iter(f, sentinel)``: ticking like any, named as CPython names it for the guest."""
+
+    __slots__ = ()
+
+
+CallableIterator.__name__ = CallableIterator.__qualname__ = "callable_iterator"
+# the iterators that already tick: never wrapped again
+_TICKING: frozenset[type] = frozenset({TickingIterator, CallableIterator})
+
+
 def _is_guest(tp: type) -> bool:
     return is_interpreter_type(tp)
 
 
 def _host_iterator(x: Any) -> bool:
     tp = type(x)
-    return tp is not TickingIterator and hasattr(tp, "__next__") and not _is_guest(tp)
+    return tp not in _TICKING and hasattr(tp, "__next__") and not _is_guest(tp)
 
 
 def metered_result(value: Any) -> Any:
@@ -245,7 +256,7 @@ def metered(x: Any) -> Iterable[Any]:
         if size > SMALL:
             _price_copy(x, size)
         return x  # type: ignore[no-any-return]
-    if tp is TickingIterator:
+    if tp in _TICKING:
         return x  # type: ignore[no-any-return]
     return TickingIterator(x)
 
@@ -317,7 +328,7 @@ def _items_of(x: Any) -> Any:
 def lazy(x: Any) -> Any:
     """``x`` as the builtin iterator adapters (map, filter, zip, enumerate) may receive it."""
     tp = type(x)
-    if tp is TickingIterator or _is_guest(tp):
+    if tp in _TICKING or _is_guest(tp):
         return x
     n = known_len(x)
     if n is not None and n <= SMALL:
@@ -329,7 +340,7 @@ def g_iter(obj: Any, *sentinel: Any) -> Any:
     """``iter()``: the two-argument form calls ``obj`` until ``sentinel`` in C (``iter(int, 1)``
     never ends), so it ticks."""
     if sentinel:
-        return TickingIterator(builtins.iter(obj, *sentinel))
+        return CallableIterator(builtins.iter(obj, *sentinel))
     return builtins.iter(obj)
 
 
