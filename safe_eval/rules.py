@@ -133,9 +133,10 @@ FORBIDDEN_DUNDER_DEFINITION = _rule(
 CLASS_KEYWORD = _rule("R007", "class-keyword", "restrict", "`metaclass=` or another class keyword",
                       "class keyword {label} is not allowed",
                       "define a plain class; use a class decorator or a factory function instead")
-DYNAMIC_CLASS = _rule("R008", "dynamic-class", "restrict", "`type()` with three arguments",
-                      "type() with three arguments creates a class outside a class statement",
-                      "define the class with a class statement")
+DYNAMIC_CLASS = _rule("R008", "dynamic-class", "restrict",
+                      "`type()` with three arguments defines a refused dunder",
+                      'type() with three arguments may not define "{name}": {reason}',
+                      "implement the behaviour with an ordinary method that the code calls explicitly")
 CODE_STRING = _rule("R009", "code-string", "restrict", "a constant string given to eval/exec breaks a rule",
                     "the code given to {function}() breaks rule {code} [{name}] at its line {line}: {detail}")
 UNSUPPORTED_SYNTAX = _rule("R010", "unsupported-syntax", "restrict", "a node type not reviewed for safety",

@@ -18,7 +18,9 @@ PROGRAMS = {
     "nonlocal_without_binding": "def f():\n    nonlocal q\n    q = 1",
     "return_outside_function": "x = 1\nreturn x",
     "yield_outside_function": "yield 1",
-    "await_outside_function": "await g",
+    # top-level await is allowed (as IPython allows it); in a plain function or class body not
+    "await_outside_async_function": "def f():\n    await g",
+    "await_in_a_class_body": "class A:\n    await g",
     "assigned_before_global": "def f():\n    x = 1\n    global x",
     "used_before_global": "def f():\n    print(x)\n    global x",
     "parameter_declared_global": "def f(x):\n    global x",

@@ -37,8 +37,9 @@ BLOCKED = [
     ("class_base_subclasses", f"getattr(getattr(getattr((), {d('class')}), {d('base')}), {d('subclasses')})()"),
     ("object_subclasses", f"getattr(object, {d('subclasses')})()"),
     ("type_mro_dynamic", "m = 'm' + 'ro'\ngetattr(type(()), m)()"),
-    ("type_of_type_three_args", "t = type(type(1))\nt('X', (), {})"),
-    ("class_of_class", f"getattr(getattr(1, {d('class')}), {d('class')})('X', (), {{}})"),
+    # type(name, bases, ns) builds guest classes: the escape is a refused dunder or a host base
+    ("type_of_type_three_args", f"t = type(type(1))\nns = {{}}\nns[{d('del')}] = print\nt('X', (), ns)"),
+    ("class_of_class", f"getattr(getattr(1, {d('class')}), {d('class')})('X', (type(len),), {{}})"),
     ("guest_func_globals", f"def f(): pass\ngetattr(f, {d('globals')})"),
     ("guest_func_internals", "def f(): pass\n[getattr(f, n) for n in ('code', 'globals', 'closure', 'origin')]"),
     ("guest_func_builtins", f"def f(): pass\ngetattr(f, {d('builtins')})"),

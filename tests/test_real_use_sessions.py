@@ -270,7 +270,7 @@ def test_name_reads_main_in_an_expression_too() -> None:
     ("code", "codes"),
     [
         pytest.param("import os", ["T001"], id="import"),
-        pytest.param("type('X', (), {})", ["R008"], id="dynamic_class"),
+        pytest.param("type('X', (), {'__del__': len})", ["R008"], id="dynamic_class"),
         pytest.param("search('', limit=3)", ["T004"], id="constant_tool_arguments"),
         pytest.param("exec('import os')", ["T001"], id="a_string_given_to_exec"),
     ],

@@ -64,7 +64,7 @@ CASES: dict[str, Any] = {
     "R005": lambda: _static("import math\nmath._x"),
     "R006": lambda: _static("class A:\n    def __del__(self):\n        pass"),
     "R007": lambda: _static("class A(metaclass=type):\n    pass"),
-    "R008": lambda: _static("type('A', (), {})"),
+    "R008": lambda: _static("type('A', (), {'__del__': print})"),
     "R009": lambda: _static("exec('import _thread')"),
     # the parser produces a type alias node from 3.12 on; before, it refuses the text itself
     "R010": lambda: _static("type X = int"),

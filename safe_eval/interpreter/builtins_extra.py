@@ -35,6 +35,8 @@ def super_attr(obj: super, name: str) -> Any:
     if name.startswith("__") and name in DEFINABLE_DUNDERS and _guest_self(obj):
         priced = super_price(obj, name)  # a host slot: its price (limits.routines)
         if priced is not None:
+            if name == "__new__":  # a static method: the class to build is passed explicitly
+                return priced
             return consuming(functools.partial(priced, obj.__self__))  # type: ignore[attr-defined]
         attr = getattr(obj, name)
         if name in ("__setattr__", "__delattr__"):

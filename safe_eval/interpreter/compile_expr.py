@@ -30,11 +30,18 @@ from safe_eval.interpreter.specialize import (
     compare_closure,
 )
 from safe_eval.limits.budget import current_or_default
-from safe_eval.limits.guards import check_construct, g_ascii, g_repr, g_text
+from safe_eval.limits.guards import (
+    check_construct,
+    construct_args,
+    g_ascii,
+    g_repr,
+    g_text,
+    is_constructor_slot,
+)
 from safe_eval.limits.iteration import consume, metered, update_source
 from safe_eval.limits.operators import guarded_binop, guarded_contains
 from safe_eval.limits.routines import ROUTINES
-from safe_eval.limits.sharing import FLAT, check_key
+from safe_eval.limits.sharing import FLAT, FREE_KEYS, check_key, keyed
 
 __all__ = ["ExprCompiler"]
 
@@ -98,10 +105,14 @@ def call_value(b: Any, fn: Any, args: Any, kwargs: dict[str, Any] | None = None)
         elif builds_on_host_class(fn):
             # a guest subclass of a host container inherits a constructor that loops in C
             # over its arguments (``class L(list)``, ``class C(Counter)``): pay for them
-            check_construct(fn, args)
-            args = consumed(args)
-            if kwargs:
-                kwargs = {k: consume(v) for k, v in kwargs.items()}
+            priced_args = construct_args(fn, args, kwargs or {})
+            if priced_args is not None:  # a builtin's own constructor reads them: its price
+                args = priced_args
+            else:
+                check_construct(fn, args)
+                args = consumed(args)
+                if kwargs:
+                    kwargs = {k: consume(v) for k, v in kwargs.items()}
     for a in args:
         if type(a) is type:  # a type handed to host code, which may call it: priced callbacks
             args = _callbacks(callee, args)
@@ -135,7 +146,7 @@ def _callbacks(fn: Any, values: Any) -> Any:
     if id(fn) in _TYPE_INSPECTORS:
         return values
     tf = type(fn)
-    if tf in _BUILTIN_METHODS and fn.__name__ in _STORING:
+    if (tf in _BUILTIN_METHODS and fn.__name__ in _STORING) or is_constructor_slot(fn):
         return values  # the type is data here (``tuple.__new__(cls, ...)``, ``xs.append(int)``)
     if tf is types.FunctionType and fn.__module__.startswith(_OWN_LEAVES):
         return values  # the guest stdlib's host leaves read classes, never call them
@@ -163,6 +174,22 @@ _INSPECTOR_NAMES = ("isinstance", "issubclass", "type", "super", "print", "repr"
                     "len", "iter", "next", "tuple", "list", "set", "frozenset", "dict")
 _TYPE_INSPECTORS = frozenset([id(BUILTINS[n]) for n in _INSPECTOR_NAMES if n in BUILTINS]
                              + [id(t) for t in (tuple, list, set, frozenset, dict, str, type, super)])
+
+
+def _callee(func: Any) -> str:
+    """How CPython names the callee in a call's TypeError (``__main__.k1()``, ``list()``,
+    ``C object``), read without running guest code (a guest function's names are data in its
+    ``__dict__``; a class's through ``type``'s own descriptors)."""
+    if type(func) is Function:
+        name = func.__dict__.get("__qualname__")
+        return f"__main__.{name}()" if type(name) is str else "function()"
+    if isinstance(func, type):
+        name = type.__dict__["__qualname__"].__get__(func)
+        module = type.__dict__["__module__"].__get__(func)
+        return f"{name}()" if module == "builtins" else f"{module}.{name}()"
+    if isinstance(func, types.BuiltinFunctionType | types.FunctionType):  # host callables
+        return f"{func.__name__}()"
+    return f"{type(func).__name__} object"
 
 
 class ExprCompiler(CompilerBase):
@@ -390,7 +417,13 @@ class ExprCompiler(CompilerBase):
             c = node.slice.value
             return lambda f: obj(f)[c]
         key = self.expr(node.slice)
-        return lambda f: obj(f)[key(f)]
+        def load(f: Frame) -> Any:
+            o, k = obj(f), key(f)  # obj before key, as CPython evaluates them
+            tk = type(k)
+            if tk not in FREE_KEYS and not (tk is tuple and FLAT.issuperset(map(type, k))):
+                keyed(k)  # hashed whole in C: a shared nested key is priced first
+            return o[k]
+        return load
 
     def e_Slice(self, node: ast.Slice) -> Ev:
         lo = self.expr(node.lower) if node.lower else None
@@ -446,13 +479,14 @@ class ExprCompiler(CompilerBase):
                 if name is None:
                     m = v(f)
                     if not hasattr(type(m), "keys"):
-                        raise TypeError(f"argument after ** must be a mapping, not {type(m).__name__}")
+                        raise TypeError(f"{_callee(func)} argument after ** must be a mapping, "
+                                        f"not {type(m).__name__}")
                     for k in metered(m.keys()):
                         if k in kwargs:
-                            raise TypeError(f"got multiple values for keyword argument '{k}'")
+                            raise TypeError(f"{_callee(func)} got multiple values for keyword argument '{k}'")
                         kwargs[k] = m[k]
                 elif name in kwargs:  # ``f(**{'a': 1}, a=2)``: CPython refuses, never overwrites
-                    raise TypeError(f"got multiple values for keyword argument '{name}'")
+                    raise TypeError(f"{_callee(func)} got multiple values for keyword argument '{name}'")
                 else:
                     kwargs[name] = v(f)
             return call_value(f[1], func, args, kwargs)
@@ -569,6 +603,8 @@ class ExprCompiler(CompilerBase):
             while s.is_comprehension and s.parent is not None:
                 s = s.parent
             ok = s.kind == "function" and isinstance(s.node, ast.AsyncFunctionDef)
+            # top-level await (as IPython allows): the module then runs as a coroutine
+            ok = ok or (s.kind == "module" and getattr(self, "top_level_await", False))
             where = "async function" if s.kind == "function" else "function"
         if not ok:
             from safe_eval.rules import SYNTAX_ERROR  # only on this defensive path

@@ -20,6 +20,7 @@ from safe_eval.interpreter.specialize import CONST as CONST_OPERAND
 from safe_eval.interpreter.suspension import next_onto, parks_frame, suspends
 from safe_eval.limits.budget import depth_limit_of
 from safe_eval.limits.iteration import drain, metered
+from safe_eval.limits.sharing import FLAT, FREE_KEYS, keyed
 from safe_eval.membrane.proxies import HostExceptionClass, exception_class
 
 __all__ = ["Discarded", "StmtCompiler", "guest_raised", "enter_guest"]
@@ -380,6 +381,9 @@ class StmtCompiler(CompilerBase):
 
             def aug_item(f: Frame) -> None:
                 o, k = obj(f), key(f)
+                tk = type(k)
+                if tk not in FREE_KEYS and not (tk is tuple and FLAT.issuperset(map(type, k))):
+                    keyed(k)  # hashed whole in C: a shared nested key is priced first
                 o[k] = fn(o[k], value(f))
             return aug_item
         raise InternalError("bad augmented assignment target")
@@ -892,6 +896,9 @@ class StmtCompiler(CompilerBase):
 
             def set_item(f: Frame, v: Any) -> None:
                 o, k = obj(f), key(f)
+                tk = type(k)
+                if tk not in FREE_KEYS and not (tk is tuple and FLAT.issuperset(map(type, k))):
+                    keyed(k)  # hashed whole in C: a shared nested key is priced first
                 if type(k) is slice and (type(o) is list or _host_slice_store(type(o))):
                     v = metered(v)  # list/bytearray slice assignment copies ``v`` in C
                 o[k] = v
@@ -972,7 +979,11 @@ class StmtCompiler(CompilerBase):
             obj, key = self.expr(t.value), self.expr(t.slice)
 
             def del_item(f: Frame) -> None:
-                del obj(f)[key(f)]
+                o, k = obj(f), key(f)
+                tk = type(k)
+                if tk not in FREE_KEYS and not (tk is tuple and FLAT.issuperset(map(type, k))):
+                    keyed(k)  # hashed whole in C: a shared nested key is priced first
+                del o[k]
             return del_item
         if isinstance(t, (ast.Tuple, ast.List)):
             dels = [self.delete(e) for e in t.elts]

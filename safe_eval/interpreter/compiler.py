@@ -35,13 +35,49 @@ class CompiledModule:
     __slots__ = ("body", "last", "info", "run")
 
     def __init__(self, body: Ev | None, last: Ev | None, info: CodeInfo,
-                 expression: tuple[Ev, tuple[int, int]] | None = None) -> None:
+                 expression: tuple[Ev, tuple[int, int]] | None = None, is_async: bool = False) -> None:
         self.body = body
         self.last = last
         self.info = info
         # ``expression`` (the last expression's closure and position, without the noting
         # wrapper ``last``) lets a one-expression program run in one host call fewer
-        self.run: Callable[[dict[str, Any], Any], Any] = _runner(body, last, info, expression)
+        self.run: Callable[[dict[str, Any], Any], Any] = (
+            _async_runner(body, last, info) if is_async else _runner(body, last, info, expression))
+
+
+def _async_runner(body: Ev | None, last: Ev | None, info: CodeInfo) -> Callable[[dict[str, Any], Any], Any]:
+    """A module with top-level ``await``/``async for``/``async with`` (as IPython and smolagents
+    run them): its body is a coroutine driven by the guest's ``asyncio.run`` loop."""
+
+    def whole(f: Frame) -> None:
+        if body is not None:
+            body(f)
+        if last is not None:
+            f[2] = last(f)
+
+    def run(g: dict[str, Any], b: Any) -> Any:
+        from safe_eval.interpreter import aio, generators  # greenlet: loaded by the first coroutine
+
+        return aio.run(generators.GuestCoroutine(whole, [g, b, None], info, True))
+    return run
+
+
+def _has_top_level_await(tree: ast.Module, lines: tuple[str, ...]) -> bool:
+    """``await``, ``async for``/``with`` or an async comprehension in the module's own scope
+    (what makes CPython's ``PyCF_ALLOW_TOP_LEVEL_AWAIT`` compile a coroutine)."""
+    if not any("await" in line or "async" in line for line in lines):
+        return False
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Await | ast.AsyncFor | ast.AsyncWith):
+            return True
+        if isinstance(node, ast.comprehension) and node.is_async:
+            return True
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            continue  # their bodies are scopes of their own
+        stack.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _runner(body: Ev | None, last: Ev | None, info: CodeInfo,
@@ -89,6 +125,7 @@ class Compiler(SuspensionCompiler, ExprCompiler, StmtCompiler, MatchCompiler):
         self.lines = tuple(source.splitlines())
         self.annotations = annotations
         self.qualname: list[str] = []
+        self.top_level_await = False  # set by module(): the module runs as a coroutine
 
     def info(self, name: str) -> CodeInfo:
         return CodeInfo(name, ".".join([*self.qualname, name]), self.filename, self.lines)
@@ -111,6 +148,7 @@ class Compiler(SuspensionCompiler, ExprCompiler, StmtCompiler, MatchCompiler):
 
     # -- module ----------------------------------------------------------------------------
     def module(self, tree: ast.Module) -> CompiledModule:
+        self.top_level_await = _has_top_level_await(tree, self.lines)
         stmts = list(tree.body)
         last: Ev | None = None
         expression: tuple[Ev, tuple[int, int]] | None = None
@@ -129,7 +167,7 @@ class Compiler(SuspensionCompiler, ExprCompiler, StmtCompiler, MatchCompiler):
             last = last_expr
         body = self.block(stmts) if stmts else None
         return CompiledModule(body, last, CodeInfo("<module>", "<module>", self.filename, self.lines),
-                              expression)
+                              expression, self.top_level_await)
 
     # -- functions -------------------------------------------------------------------------
     def _scope_qual(self) -> list[str]:
@@ -210,12 +248,14 @@ class Compiler(SuspensionCompiler, ExprCompiler, StmtCompiler, MatchCompiler):
     def s_ClassDef(self, node: ast.ClassDef) -> Any:
         scope = self.scopes[id(node)]
         bases = self._elts(node.bases)
-        if node.keywords:
+        if any(k.arg is None for k in node.keywords):
             kw_names = ", ".join(str(k.arg) for k in node.keywords)
 
             def refuse(f: Frame) -> Any:
                 raise TypeError(f"class keywords ({kw_names}) are not supported in safe-eval")
             return refuse
+        # which keywords a metaclass may take is build_class's to decide (allow_class_keywords)
+        keywords = [(str(k.arg), self.expr(k.value)) for k in node.keywords]
         closure_slots = self._closure_slots(scope)
         qual = self._scope_qual()
         saved, saved_q = self.scope, self.qualname
@@ -233,7 +273,8 @@ class Compiler(SuspensionCompiler, ExprCompiler, StmtCompiler, MatchCompiler):
 
         def make(f: Frame) -> Any:
             closure = tuple([f[i] for i in closure_slots]) if closure_slots else ()
-            return classes.build_class(spec, tuple(bases(f)), f[0], f[1], closure)
+            kwargs = {k: v(f) for k, v in keywords} if keywords else None
+            return classes.build_class(spec, tuple(bases(f)), f[0], f[1], closure, kwargs)
         return self._decorated(node, make)
 
     # -- comprehensions --------------------------------------------------------------------

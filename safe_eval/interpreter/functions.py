@@ -16,6 +16,7 @@ from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.identity import GUEST_REFS, register_internal_type
 from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
 from safe_eval.interpreter.tracebacks import CodeInfo
+from safe_eval.limits.iteration import metered_result
 from safe_eval.limits.result_bound import ResultBound
 from safe_eval.membrane.allowlists import PLAIN_SCALARS
 from safe_eval.membrane.crossing import enter_call_args, register_guest_function_type
@@ -235,9 +236,11 @@ class Function:
             if b.host_calls > b.max_host_calls:
                 b.too_many_host_calls()
             try:
-                return self.run(self, b, args, kw)
+                result = self.run(self, b, args, kw)
             finally:
                 b.host_calls -= 1
+            # host code called this: a host iterator it gets back ticks (``metered_result``)
+            return result if type(result) in PLAIN_SCALARS else metered_result(result)
         from safe_eval.interpreter.session import call_as_origin
 
         return call_as_origin(origin, lambda: self(*args, **kwargs))
@@ -279,10 +282,12 @@ class Function:
         npos = code.npos
         n = len(args)
         name = self.__dict__.get("__qualname__", code.info.qualname)
+        too_many = 0  # reported after the keywords, as CPython does: k1(1, 2, bad=3) names bad
         if n > npos:
             if code.vararg is None:
-                _too_many(name, code, len(self.defaults), n, kwargs)
-            frame[3 + npos] = tuple(args[npos:])
+                too_many = n
+            else:
+                frame[3 + npos] = tuple(args[npos:])
             n = npos
         elif code.vararg is not None:
             frame[3 + npos] = ()
@@ -305,6 +310,8 @@ class Function:
                     raise TypeError(f"{name}() got multiple values for argument '{k}'")
                 else:
                     frame[slot] = v
+        if too_many:
+            _too_many(name, code, len(self.defaults), too_many, kwargs)
         defaults = self.defaults
         first_default = npos - len(defaults)
         missing: list[str] = []

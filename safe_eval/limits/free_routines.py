@@ -328,8 +328,6 @@ FREE: dict[str, dict[str, str]] = {
         f"{_CMP} __add__ __hash__ __mul__ __neg__ __pos__ __radd__ __repr__ __rmul__ __rsub__ __sub__ "
         "__truediv__ cdf inv_cdf overlap pdf zscore": "two floats: constant",
         "from_samples": "one pass over the samples (the curated statistics makes them plain data)",
-        "quantiles samples": "GAP (reported): a list of n floats for a guest n, checked only by the "
-                             "memory limit after the call and the watchdog",
     },
     "type:string:Template": {"get_identifiers is_valid": "one pass of the fixed pattern: linear"},
     "type:time:struct_time": {"__repr__": "nine fields: constant"},
@@ -413,8 +411,6 @@ FREE: dict[str, dict[str, str]] = {
         "multimode pstdev pvariance stdev variance covariance correlation linear_regression":
             "the curated statistics: plain-data inputs read into a list (metered), exact Fraction "
             "sums of them (their sizes are the inputs')",
-        "quantiles": "GAP (reported): n - 1 cut points for a guest n, checked only by the memory "
-                     "limit after the call",
     },
     "curated:string": {"capwords": "split and join: linear"},
     "curated:textwrap": {"wrap fill shorten dedent indent": _FREE_WRAPPER + " (sizes checked)"},

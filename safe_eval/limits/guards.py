@@ -54,6 +54,7 @@ from functools import wraps
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from safe_eval.errors import RecursionLimit
+from safe_eval.interpreter.identity import is_guest_class
 from safe_eval.limits.budget import Budget, current_or_default, depth_limit_of
 from safe_eval.limits.estimates import (
     format_spec_width,
@@ -83,6 +84,8 @@ __all__ = [
     "HOST_RECURSION_CAP",
     "check_construct",
     "check_format_spec",
+    "construct_args",
+    "is_constructor_slot",
     "prepare",
     "price_round",
     "price_text",
@@ -193,8 +196,10 @@ def _minmax(fn: Callable[..., Any]) -> Callable[..., Any]:
     return guarded
 
 
-def g_sorted(iterable: Iterable[Any], /, *, key: Any = None, reverse: bool = False) -> list[Any]:
-    return builtins.sorted(prepare(iterable, 8), key=key, reverse=reverse)
+def g_sorted(*args: Any, key: Any = None, reverse: bool = False) -> list[Any]:
+    if len(args) != 1:  # CPython's message, not the missing-argument one of a Python signature
+        raise TypeError(f"sorted expected 1 argument, got {len(args)}")
+    return builtins.sorted(prepare(args[0], 8), key=key, reverse=reverse)
 
 
 def _short_circuit(fn: Callable[[Iterable[Any]], bool]) -> Callable[[Iterable[Any]], bool]:
@@ -211,6 +216,8 @@ def _short_circuit(fn: Callable[[Iterable[Any]], bool]) -> Callable[[Iterable[An
 
 def g_format(value: Any, format_spec: str = "", /) -> str:
     check_format_spec(format_spec)
+    if not format_spec and shown_text(value) is not None:
+        return shown_text(value)  # type: ignore[return-value]
     if format_spec:
         from safe_eval.limits.routines import slot_price  # routines imports this module
 
@@ -267,6 +274,20 @@ def g_round(number: Any, ndigits: Any = None) -> Any:
     return builtins.round(number, ndigits)
 
 
+def construct_args(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The arguments of a guest subclass of a builtin type, paid for as the builtin's own
+    constructor routine will read them (``class T(tuple): pass``, ``T(G())``: tuple's C code
+    sizes its copy by ``G.__len__`` and pulls the items with no guest code per item). None when
+    a guest class in the MRO defines ``__new__``/``__init__``: guest code receives the arguments
+    as given, and its ``super()`` call reaches the priced routine (``_CONSTRUCTOR_SLOTS``)."""
+    for klass in cls.__mro__:
+        if klass in _CONSTRUCTOR_SLOTS:
+            return _priced_args(klass, args, kwargs)
+        if is_guest_class(klass) and ("__new__" in klass.__dict__ or "__init__" in klass.__dict__):
+            return None
+    return None
+
+
 def check_construct(cls: type, args: tuple[Any, ...]) -> None:
     """A guest subclass of a host type is built by the host type's C constructor: the sizes its
     arguments ask for are checked as for the host type (``class B(bytearray)``, ``B(2**31)``)."""
@@ -284,6 +305,23 @@ def price_text(obj: Any) -> None:
             current_or_default().check_alloc(nbytes)
 
 
+# Host callables shown to the guest under CPython's text (``<built-in function print>``, not the
+# Python function that guards it): id -> (the object, its text). Filled by the module that owns
+# the callable (``show_as``); read by the text builtins below, never keyed by guest objects.
+_SHOWN: dict[int, tuple[object, str]] = {}
+
+
+def show_as(obj: object, text: str) -> None:
+    """Let ``repr``/``str``/``ascii`` of the host object ``obj`` answer ``text``."""
+    _SHOWN[id(obj)] = (obj, text)
+
+
+def shown_text(obj: object) -> str | None:
+    """The text registered for ``obj`` through ``show_as`` (None: none)."""
+    entry = _SHOWN.get(id(obj))
+    return entry[1] if entry is not None and entry[0] is obj else None
+
+
 def _priced_text(fn: Callable[[Any], str]) -> Callable[[Any], str]:
     """``repr``/``ascii``/``str`` of data: escaping can make the text many times the data (a
     loop of ``x = repr(x)`` doubles a string per step in one C call each), so the result is
@@ -294,6 +332,9 @@ def _priced_text(fn: Callable[[Any], str]) -> Callable[[Any], str]:
     def priced(obj: Any) -> str:
         if identity_on_str and type(obj) is str:
             return obj
+        entry = _SHOWN.get(id(obj))
+        if entry is not None and entry[0] is obj:
+            return entry[1]
         nbytes = repr_bytes(obj)
         if nbytes:
             current_or_default().check_alloc(nbytes)
@@ -330,26 +371,91 @@ GUARDED_BUILTINS: dict[str, Callable[..., Any]] = {
     "round": g_round,
     "hash": g_hash,
 }
+for _name, _guard in GUARDED_BUILTINS.items():  # a guest's TypeError names the builtin (sorted())
+    _guard.__name__ = _guard.__qualname__ = _name
 
 
 # -- constructors of builtin types -----------------------------------------------------------
-def _collection(cls: type, item_bytes: int) -> Callable[..., Any]:
+# Bytes per element a constructor of these collections allocates (a list slot; a set entry).
+_ITEM_BYTES: dict[type, int] = {list: 8, tuple: 8, set: 40, frozenset: 40}
+
+
+def _priced_args(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """The positional arguments of builtin ``cls``'s constructor as its C code may receive
+    them, paid for: an iterable it consumes through ``prepare``, a size it allocates checked
+    (read once), a text conversion priced. The one price of the construction, whichever path
+    runs it: calling the type (``GUARDED_CONSTRUCTORS``) or its ``__new__``/``__init__`` read
+    as an attribute (``tuple.__new__(tuple, it)``, ``super().__init__(it)``: ``_CONSTRUCTOR_SLOTS``)."""
+    if len(args) != 1:
+        if cls is int and args and type(args[0]) is str and len(args[0]) > 4300:
+            base = args[1] if len(args) > 1 else kwargs.get("base", 10)
+            if base not in (2, 4, 8, 16, 32):
+                _check_int_str(int(len(args[0]) * 3.33))
+        return args
+    source = args[0]
+    if cls is dict:
+        if not hasattr(type(source), "keys"):
+            return (prepare(source, 100),)
+        n = known_len(source)
+        if n:
+            current_or_default().charge(n)
+        return args
+    if cls is int:
+        check_to_int(source)  # int(Decimal('1E+999999')): a quadratic base conversion
+        if type(source) is str and len(source) > 4300 and kwargs.get("base", 10) not in (2, 4, 8, 16, 32):
+            _check_int_str(int(len(source) * 3.33))
+        return args
+    if kwargs:
+        return args
+    item_bytes = _ITEM_BYTES.get(cls)
+    if item_bytes is not None:
+        return (prepare(source, item_bytes),)
+    if cls is bytes or cls is bytearray:
+        if _is_size(source):
+            size = as_index(source)  # read once: the size priced is the size allocated
+            _check_alloc(size)
+            return (size,)
+        if not isinstance(source, str | bytes | bytearray | memoryview):
+            return (prepare(source, 1),)
+        return args
+    if cls is str:
+        if type(source) is int:
+            _check_int_str(source.bit_length())
+        elif type(source) is not str:
+            price_text(source)
+    return args
+
+
+def _constructor(cls: type) -> Callable[..., Any]:
+    """Calling builtin type ``cls`` from guest code (it stays the real type for the guest)."""
+
     def construct(*args: Any, **kwargs: Any) -> Any:
-        if len(args) == 1 and not kwargs:
-            return cls(prepare(args[0], item_bytes))
-        return cls(*args, **kwargs)
+        return cls(*_priced_args(cls, args, kwargs), **kwargs)
 
     construct.__name__ = construct.__qualname__ = cls.__name__
     construct.__doc__ = cls.__doc__
-    return construct
+    return recursion_guard(construct) if cls is str else construct
 
 
-def _dict(*args: Any, **kwargs: Any) -> dict[Any, Any]:
-    if len(args) == 1 and not hasattr(type(args[0]), "keys"):
-        return dict(prepare(args[0], 100), **kwargs)
-    if args and known_len(args[0]) is not None:
-        current_or_default().charge(known_len(args[0]) or 0)
-    return dict(*args, **kwargs)
+def _constructor_slot(cls: type, name: str) -> Callable[..., Any]:
+    """``cls.__new__(klass, ...)`` / ``cls.__init__(self, ...)`` of a builtin type, read as an
+    attribute: the routine the call of ``cls`` runs, at the same price."""
+    raw = cls.__dict__[name]
+    slot: Callable[..., Any]
+    if name == "__new__":
+
+        def new(klass: Any, *args: Any, **kwargs: Any) -> Any:
+            return raw(klass, *_priced_args(cls, args, kwargs), **kwargs)
+
+        slot = new
+    else:
+
+        def init(self: Any, *args: Any, **kwargs: Any) -> None:
+            raw(self, *_priced_args(cls, args, kwargs), **kwargs)
+
+        slot = init
+    slot.__name__ = slot.__qualname__ = name
+    return recursion_guard(slot) if cls is str else slot
 
 
 def _is_size(source: Any) -> bool:
@@ -360,52 +466,15 @@ def _is_size(source: Any) -> bool:
     return hasattr(type(source), "__index__")
 
 
-def _bytes_like(cls: type) -> Callable[..., Any]:
-    def construct(*args: Any, **kwargs: Any) -> Any:
-        if len(args) == 1 and not kwargs:
-            source = args[0]
-            if _is_size(source):
-                size = as_index(source)  # read once: the size priced is the size allocated
-                _check_alloc(size)
-                return cls(size)
-            if not isinstance(source, str | bytes | bytearray | memoryview):
-                return cls(prepare(source, 1))
-        return cls(*args, **kwargs)
-
-    construct.__name__ = construct.__qualname__ = cls.__name__
-    return construct
-
-
-@recursion_guard
-def _str(*args: Any, **kwargs: Any) -> str:
-    if len(args) == 1 and not kwargs:
-        if type(args[0]) is int:
-            _check_int_str(args[0].bit_length())
-        elif type(args[0]) is not str:
-            return g_text(args[0])
-    return str(*args, **kwargs)
-
-
-def _int(*args: Any, **kwargs: Any) -> int:
-    if len(args) == 1:
-        check_to_int(args[0])  # int(Decimal('1E+999999')): a quadratic base conversion
-    if args and type(args[0]) is str and len(args[0]) > 4300:
-        base = args[1] if len(args) > 1 else kwargs.get("base", 10)
-        if base not in (2, 4, 8, 16, 32):
-            _check_int_str(int(len(args[0]) * 3.33))
-    return int(*args, **kwargs)
+# the routine each builtin type's constructor runs on its arguments (the other one ignores them)
+_CONSTRUCTOR_SLOTS: dict[type, str] = {
+    list: "__init__", tuple: "__new__", set: "__init__", frozenset: "__new__", dict: "__init__",
+    bytes: "__new__", bytearray: "__init__", str: "__new__", int: "__new__",
+}
 
 
 GUARDED_CONSTRUCTORS: dict[type, Callable[..., Any]] = {
-    list: _collection(list, 8),
-    tuple: _collection(tuple, 8),
-    set: _collection(set, 40),
-    frozenset: _collection(frozenset, 40),
-    dict: _dict,
-    bytes: _bytes_like(bytes),
-    bytearray: _bytes_like(bytearray),
-    str: _str,
-    int: _int,
+    **{cls: _constructor(cls) for cls in _CONSTRUCTOR_SLOTS},
     # lazy C iterator adapters: filter's search for a match is a C loop over its input
     map: lazy_adapter(map),
     filter: lazy_adapter(filter),
@@ -613,6 +682,15 @@ GUARDED_METHODS: dict[type, dict[str, Callable[..., Any]]] = {
     int: {"to_bytes": _to_bytes},
     range: {"count": _range_count, "index": _range_index},
 }
+for _cls, _slot in _CONSTRUCTOR_SLOTS.items():
+    GUARDED_METHODS.setdefault(_cls, {})[_slot] = _constructor_slot(_cls, _slot)
+_SLOT_GUARDS = frozenset(id(GUARDED_METHODS[c][n]) for c, n in _CONSTRUCTOR_SLOTS.items())
+
+
+def is_constructor_slot(fn: Any) -> bool:
+    """``fn`` is the guard of a builtin type's ``__new__``/``__init__``: the type it is given
+    first is data (the class to build), never a callback."""
+    return id(fn) in _SLOT_GUARDS
 _container: type
 for _container in (slice, type({}.keys()), type({}.values()), type({}.items()),
                    collections.deque, collections.OrderedDict, collections.defaultdict,
@@ -714,6 +792,13 @@ def _to_int(fn: Callable[[Any], int]) -> Callable[[Any], int]:
         return fn(x)
 
     return guarded
+
+
+def _dist(p: Any, q: Any, /) -> float:
+    """``math.dist`` makes a tuple of each point in C, sized first by the point's ``__len__``
+    (a guest point claiming 10**9 coordinates: an 8 GB tuple in one call): built here."""
+    make = GUARDED_CONSTRUCTORS[tuple]
+    return math.dist(p if type(p) is tuple else make(p), q if type(q) is tuple else make(q))
 
 
 def _math_pow(x: Any, y: Any, /) -> float:
@@ -825,6 +910,7 @@ GUARDED_MODULE_ATTRS: dict[str, dict[str, Callable[..., Any]]] = {
         "perm": _perm,
         "prod": _prod,
         "pow": _math_pow,
+        "dist": _dist,
         "gcd": _gcd_like(math.gcd),
         "lcm": _gcd_like(math.lcm),
         "floor": _to_int(math.floor),

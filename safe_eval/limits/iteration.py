@@ -69,6 +69,7 @@ __all__ = [
     "metered_constructor",
     "metered_function",
     "metered_method",
+    "metered_result",
     "range_contains",
     "update_source",
 ]
@@ -112,13 +113,39 @@ class TickingIterator:
 TickingIterator.__name__ = TickingIterator.__qualname__ = "iterator"
 
 
+class CallableIterator(TickingIterator):
+    """``iter(f, sentinel)``: ticking like any, named as CPython names it for the guest."""
+
+    __slots__ = ()
+
+
+CallableIterator.__name__ = CallableIterator.__qualname__ = "callable_iterator"
+# the iterators that already tick: never wrapped again
+_TICKING: frozenset[type] = frozenset({TickingIterator, CallableIterator})
+
+
 def _is_guest(tp: type) -> bool:
     return is_interpreter_type(tp)
 
 
 def _host_iterator(x: Any) -> bool:
     tp = type(x)
-    return tp is not TickingIterator and hasattr(tp, "__next__") and not _is_guest(tp)
+    return tp not in _TICKING and hasattr(tp, "__next__") and not _is_guest(tp)
+
+
+def metered_result(value: Any) -> Any:
+    """What a guest function called by host code hands back to it: a host iterator ticks.
+
+    Host C asks guest code for an iterator (``__iter__``, ``__reversed__``, a ``staticmethod``
+    or lambda in their place) and then pulls every item itself, with no guest code per item:
+    ``math.fsum(G())`` where ``G.__iter__`` returns ``iter(range(10**12))`` or
+    ``itertools.repeat(0.0)``. Every consumer that receives the guest object itself (module
+    functions, constructors of a guest subclass of ``tuple``, ``tuple.__new__``) would have to
+    meter it; doing it at the one place guest results return to host code covers them all."""
+    tp = type(value)
+    if tp in _PLAIN or tp is TickingIterator or not hasattr(tp, "__next__") or _is_guest(tp):
+        return value
+    return TickingIterator(value)
 
 
 def range_contains(r: range, item: Any) -> bool:
@@ -229,7 +256,7 @@ def metered(x: Any) -> Iterable[Any]:
         if size > SMALL:
             _price_copy(x, size)
         return x  # type: ignore[no-any-return]
-    if tp is TickingIterator:
+    if tp in _TICKING:
         return x  # type: ignore[no-any-return]
     return TickingIterator(x)
 
@@ -301,7 +328,7 @@ def _items_of(x: Any) -> Any:
 def lazy(x: Any) -> Any:
     """``x`` as the builtin iterator adapters (map, filter, zip, enumerate) may receive it."""
     tp = type(x)
-    if tp is TickingIterator or _is_guest(tp):
+    if tp in _TICKING or _is_guest(tp):
         return x
     n = known_len(x)
     if n is not None and n <= SMALL:
@@ -313,7 +340,7 @@ def g_iter(obj: Any, *sentinel: Any) -> Any:
     """``iter()``: the two-argument form calls ``obj`` until ``sentinel`` in C (``iter(int, 1)``
     never ends), so it ticks."""
     if sentinel:
-        return TickingIterator(builtins.iter(obj, *sentinel))
+        return CallableIterator(builtins.iter(obj, *sentinel))
     return builtins.iter(obj)
 
 

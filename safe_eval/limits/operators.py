@@ -43,6 +43,7 @@ from safe_eval.limits.estimates import (
 from safe_eval.limits.indices import as_index
 from safe_eval.limits.iteration import SMALL, TickingIterator, metered, update_source
 from safe_eval.limits.numbers import check_decimal_pow_mod, check_operands, check_to_int, gcd_ns
+from safe_eval.limits.sharing import keyed
 
 __all__ = [
     "add_slow",
@@ -361,7 +362,7 @@ def guarded_contains(item: Any, container: Any) -> bool:
         # a non-int item makes range scan every element in C (``0.5 in range(10**18)``)
         return not all(x is not item and x != item for x in counting(container))
     if isinstance(container, _CONTAINERS) or hasattr(type(container), "__contains__"):
-        return item in container
+        return keyed(item) in container  # hashed or compared whole in C: a shared nested item
     return item in counting(container)
 
 

@@ -29,10 +29,13 @@ from typing import Any
 
 from safe_eval.limits.budget import current_or_default
 
-__all__ = ["FLAT", "check_key", "check_walk", "children", "expanded_nodes"]
+__all__ = ["FLAT", "FREE_KEYS", "check_key", "check_walk", "children", "expanded_nodes", "keyed"]
 
 # Types a walk never descends into, tested first: flat data costs one set lookup an item.
 FLAT: frozenset[type] = frozenset({int, float, str, bytes, bool, type(None), complex, bytearray, range})
+# keys ``keyed`` passes without a look (a slice is hashed by nothing: lists slice it); call
+# sites test it inline first (``d[i]`` is the hot case)
+FREE_KEYS: frozenset[type] = FLAT | {slice}
 # distinct containers walked at most: past that the count is a lower bound (such a structure
 # is as big in memory as it is to walk, so the memory limit bounds it)
 NODE_CAP = 200_000
@@ -161,6 +164,20 @@ def check_key(key: Any) -> None:
         if type(item) not in FLAT and _inner(item):
             check_walk(key)
             return
+
+
+def keyed(key: Any) -> Any:
+    """``key`` about to be hashed or compared whole in one C call by a subscript (``d[k]``,
+    ``d[k] = v``, ``del d[k]``) or an ``in`` test, priced first (``check_key``): ``d[x]``
+    with ``x`` a tuple nested 80 deep over shared parts hashes 2**80 nodes. Returns ``key``.
+    An int, str or slice (nearly every subscript) costs one set lookup."""
+    tk = type(key)
+    if tk in FREE_KEYS:
+        return key
+    if tk is tuple and FLAT.issuperset(map(type, key)):  # a flat tuple (``memo[i, j]``): no walk
+        return key
+    check_key(key)
+    return key
 
 
 def check_walk(*objs: Any) -> None:

@@ -22,11 +22,21 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from safe_eval.limits.budget import current_or_default
 from safe_eval.limits.indices import as_index
 from safe_eval.limits.numbers import check_decimal_pow_mod
 from safe_eval.limits.operators import charge_bytes, guarded_binop
 
-__all__ = ["price_strftime", "strftime_guards", "stdlib_routine_guards", "time_strftime", "xof_guards"]
+__all__ = [
+    "normal_dist_guards",
+    "price_float_list",
+    "price_strftime",
+    "quantiles_guard",
+    "stdlib_routine_guards",
+    "strftime_guards",
+    "time_strftime",
+    "xof_guards",
+]
 
 Guard = Callable[..., Any]
 
@@ -117,6 +127,50 @@ def xof_guards(cls: type) -> dict[str, Guard]:
         return raw_hexdigest(self, length)  # type: ignore[no-any-return]
 
     return {"digest": digest, "hexdigest": hexdigest}
+
+
+# A new float object and its list slot: what each number a statistics routine generates costs.
+_FLOAT_ITEM_BYTES = 32
+
+
+def price_float_list(n: int) -> None:
+    """A list of ``n`` new floats built by a host Python loop (``statistics``): the memory is
+    checked and one op per item charged before the loop, which itself never ticks."""
+    if n > 0:
+        b = current_or_default()
+        b.check_alloc(n * _FLOAT_ITEM_BYTES)
+        b.charge(n)
+
+
+def normal_dist_guards(cls: type) -> dict[str, Guard]:
+    """``NormalDist.samples(n)`` (n floats) and ``NormalDist.quantiles(n)`` (n - 1 floats):
+    ``n`` read once, priced, and only the converted int passed on."""
+    raw_samples: Any = cls.__dict__["samples"]
+    raw_quantiles: Any = cls.__dict__["quantiles"]
+
+    def samples(self: Any, n: Any, *, seed: Any = None) -> list[float]:
+        n = as_index(n)
+        price_float_list(n)
+        return raw_samples(self, n, seed=seed)  # type: ignore[no-any-return]
+
+    def quantiles(self: Any, n: Any = 4) -> list[float]:
+        n = as_index(n)
+        price_float_list(n - 1)
+        return raw_quantiles(self, n)  # type: ignore[no-any-return]
+
+    return {"samples": samples, "quantiles": quantiles}
+
+
+def quantiles_guard(raw: Callable[..., list[Any]]) -> Callable[..., list[Any]]:
+    """``statistics.quantiles(data, n=...)``: ``n - 1`` cut points. A non-int ``n`` is left
+    to the routine's own errors (``n < 1`` first, then ``range``'s TypeError)."""
+
+    def quantiles(data: Any, *, n: Any = 4, method: Any = "exclusive") -> list[Any]:
+        if type(n) is int:
+            price_float_list(n - 1)
+        return raw(data, n=n, method=method)
+
+    return quantiles
 
 
 def _deque_guards() -> dict[str, Guard]:

@@ -181,7 +181,11 @@ EXCEPTION_FIELDS: dict[type, frozenset[str]] = {
     StopAsyncIteration: frozenset({"value"}),
     OSError: frozenset({"errno", "strerror", "filename", "filename2"}),
     SyntaxError: frozenset({"msg", "lineno", "offset", "text", "filename", "end_lineno", "end_offset"}),
+    # CPython defines the fields on each concrete class, not on UnicodeError
     UnicodeError: frozenset({"encoding", "object", "start", "end", "reason"}),
+    UnicodeDecodeError: frozenset({"encoding", "object", "start", "end", "reason"}),
+    UnicodeEncodeError: frozenset({"encoding", "object", "start", "end", "reason"}),
+    UnicodeTranslateError: frozenset({"encoding", "object", "start", "end", "reason"}),
     AttributeError: frozenset({"name"}),
     NameError: frozenset({"name"}),
     ImportError: frozenset({"name", "msg"}),
@@ -208,7 +212,10 @@ CONDITIONAL_DUNDERS: frozenset[str] = frozenset({"__self__", "__func__", "__wrap
 # Dunder methods readable on plain-data instances and allowed types (``(3).__add__``,
 # ``dict.__getitem__``): slot wrappers bound to data. Attribute hooks are never handed out
 # unbound (attributes.py substitutes a guarded ``object.__setattr__``).
-_HOOKS = frozenset({"__getattr__", "__setattr__", "__delattr__", "__init__", "__new__", "__post_init__"})
+# ``__format__`` of a host value is left out too: ``format()`` prices a host type's spec
+# (``date.__format__('%c' * 10**7)``), the bound slot would not.
+_HOOKS = frozenset({"__getattr__", "__setattr__", "__delattr__", "__init__", "__new__", "__post_init__",
+                    "__format__"})
 DATA_METHOD_DUNDERS: frozenset[str] = DEFINABLE_DUNDERS - _HOOKS
 
 # Dunders readable on instances of guest-defined classes (besides DEFINABLE_DUNDERS, which
@@ -225,6 +232,7 @@ GUEST_TYPE_DUNDERS: frozenset[str] = DEFINABLE_DUNDERS | {
     "__module__",
     "__doc__",
     "__mro__",
+    "__slots__",  # checked at class creation: a str or a tuple/list of plain str
 }
 
 # Guest-visible names of interpreter-made objects (guest functions, bound methods, generators,

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import builtins as _b
 import sys
+from types import BuiltinFunctionType, FunctionType
 from typing import Any
 
 from safe_eval.context import current_context
 from safe_eval.interpreter.identity import is_guest_class
-from safe_eval.limits.guards import GUARDED_BUILTINS, g_text, recursion_guard
+from safe_eval.limits.guards import GUARDED_BUILTINS, g_text, recursion_guard, show_as
 from safe_eval.membrane.admission import register_guest_visible
 from safe_eval.membrane.allowlists import GUEST_INSTANCE_DUNDERS, GUEST_TYPE_DUNDERS
 from safe_eval.membrane.attributes import del_attr, get_attr, readable, set_attr
@@ -54,24 +55,39 @@ BaseExceptionGroup ExceptionGroup Warning UserWarning DeprecationWarning Pending
 SyntaxWarning RuntimeWarning FutureWarning ImportWarning UnicodeWarning BytesWarning
 ResourceWarning EncodingWarning SystemExit KeyboardInterrupt""".split()
 
-_MISSING: Any = object()
-
-
 # -- attribute builtins ---------------------------------------------------------------------------
-def guest_getattr(obj: Any, name: Any, default: Any = _MISSING, /) -> Any:
+def _arity(name: str, args: tuple[Any, ...], least: int, most: int) -> None:
+    """CPython's own TypeError for a builtin taking ``least``..``most`` positional arguments."""
+    n = len(args)
+    if least <= n <= most:
+        return
+    if least == most:
+        raise TypeError(f"{name} expected {least} argument{'s' if least > 1 else ''}, got {n}")
+    bound = f"at least {least}" if n < least else f"at most {most}"
+    raise TypeError(f"{name} expected {bound} arguments, got {n}")
+
+
+def _attr_name(name: Any) -> None:
     if not isinstance(name, str):
         raise TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+
+
+def guest_getattr(*args: Any) -> Any:
+    _arity("getattr", args, 2, 3)
+    obj, name = args[0], args[1]
+    _attr_name(name)
     try:
         return get_attr(obj, name)
     except AttributeError:
-        if default is _MISSING:
+        if len(args) == 2:
             raise
-        return default
+        return args[2]
 
 
-def guest_hasattr(obj: Any, name: Any, /) -> bool:
-    if not isinstance(name, str):
-        raise TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+def guest_hasattr(*args: Any) -> bool:
+    _arity("hasattr", args, 2, 2)
+    obj, name = args
+    _attr_name(name)
     try:
         get_attr(obj, name)
     except AttributeError:
@@ -79,15 +95,17 @@ def guest_hasattr(obj: Any, name: Any, /) -> bool:
     return True
 
 
-def guest_setattr(obj: Any, name: Any, value: Any, /) -> None:
-    if not isinstance(name, str):
-        raise TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+def guest_setattr(*args: Any) -> None:
+    _arity("setattr", args, 3, 3)
+    obj, name, value = args
+    _attr_name(name)
     set_attr(obj, name, value)
 
 
-def guest_delattr(obj: Any, name: Any, /) -> None:
-    if not isinstance(name, str):
-        raise TypeError(f"attribute name must be string, not '{type(name).__name__}'")
+def guest_delattr(*args: Any) -> None:
+    _arity("delattr", args, 2, 2)
+    obj, name = args
+    _attr_name(name)
     del_attr(obj, name)
 
 
@@ -220,6 +238,11 @@ def _build() -> dict[str, Any]:
 
 BUILTINS: dict[str, Any] = _build()
 register_guest_visible(BUILTINS.values())
+for _name, _value in BUILTINS.items():
+    # a guard written in Python for a builtin function: shown as that builtin (not ``super``,
+    # a class in CPython)
+    if isinstance(_value, FunctionType) and isinstance(getattr(_b, _name, None), BuiltinFunctionType):
+        show_as(_value, f"<built-in function {_name}>")
 
 _NAMES = frozenset(BUILTINS) | {"super"}
 

@@ -36,7 +36,7 @@ from typing import Any
 from safe_eval.context import current_context
 from safe_eval.errors import PolicyViolation, SafeEvalError
 from safe_eval.interpreter.identity import GUEST_REFS, is_guest_class, is_guest_made
-from safe_eval.limits.guards import check_format_spec, price_text
+from safe_eval.limits.guards import check_format_spec, price_text, shown_text
 from safe_eval.limits.routines import slot_price
 from safe_eval.membrane import allowlists
 from safe_eval.membrane.admission import admitted, register_membrane_type
@@ -436,5 +436,9 @@ def format_value(value: Any, spec: str = "") -> str:
         priced = slot_price(type(value), "__format__")  # format(date, '%c' * 10**7): strftime
         if priced is not None:
             return priced(value, spec)  # type: ignore[no-any-return]
+    else:
+        shown = shown_text(value)  # format(print, '') is str(print)
+        if shown is not None:
+            return shown
     price_text(value)  # format(x, '') is str(x): escaping nested data can multiply it
     return format(value, spec)

@@ -26,7 +26,7 @@ DEFINABLE_DUNDERS: frozenset[str] = frozenset(
     __and__ __rand__ __iand__ __or__ __ror__ __ior__ __xor__ __rxor__ __ixor__
     __neg__ __pos__ __abs__ __invert__ __int__ __float__ __complex__ __index__ __round__
     __trunc__ __floor__ __ceil__ __getattr__ __setattr__ __delattr__ __post_init__
-    __copy__ __deepcopy__
+    __copy__ __deepcopy__ __format__
     """.split()
 )
 
@@ -38,7 +38,6 @@ FORBIDDEN_DUNDERS: dict[str, str] = {
     "__class_getitem__": "runs implicitly on subscription of the class",
     "__reduce__": "pickling hook: can name arbitrary host callables",
     "__reduce_ex__": "pickling hook: can name arbitrary host callables",
-    "__format__": "not reviewed: format() and f-strings would run it with host-chosen specs",
     "__get__": "descriptor protocol hook: runs implicitly on attribute access of the owner",
     "__set__": "descriptor protocol hook",
     "__delete__": "descriptor protocol hook",
@@ -68,7 +67,14 @@ _DATA_DUNDER_TYPES: dict[str, tuple[type, ...]] = {
     "__firstlineno__": (int,),
     "__protocol_attrs__": (set, frozenset),
     "__non_callable_proto_members__": (set, frozenset),
+    # what typing's TypedDict metaclass records about the fields
+    "__total__": (bool,),
+    "__required_keys__": (frozenset,),
+    "__optional_keys__": (frozenset,),
+    "__readonly_keys__": (frozenset,),
+    "__mutable_keys__": (frozenset,),
 }
+DATA_DUNDERS: frozenset[str] = frozenset(_DATA_DUNDER_TYPES)
 # Slot names ``type()`` turns into its own descriptors rather than member descriptors.
 _SLOT_DUNDERS = frozenset({"__dict__", "__weakref__"})
 _GETSET = type(type.__dict__["__dict__"])

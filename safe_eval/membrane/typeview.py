@@ -4,8 +4,9 @@ Only types an allowlist names are handed out as they are (``type(3)`` is ``int``
 the classes curated modules export): the guest can call them and use them in ``isinstance``, and
 ``get_attr`` refuses walking them. Everything else is not:
 
-- ``type`` itself: its three-argument form builds a host class with arbitrary dunders, so the
-  guest gets ``GUARDED_TYPE``, which only answers ``type(x)`` and ``isinstance(x, type)``;
+- ``type`` itself: its three-argument form would build a host class with arbitrary dunders, so
+  the guest gets ``GUARDED_TYPE``, which answers ``type(x)``, ``isinstance(x, type)`` and builds
+  ``type(name, bases, ns)`` as a guest class (``interpreter.classes.build_dynamic_class``);
 - other metaclasses (``ABCMeta``, ``EnumMeta``) for the same reason;
 - every other host type (``function``, a curated module's helpers, safe-eval's own classes):
   calling one could build a host object of the guest's choice.
@@ -74,10 +75,13 @@ class GuardedType(_TypeLike):
             if view is not None:  # a membrane object standing for a host object
                 return view(obj)
             return reveal_type(type(obj))
-        raise TypeError(
-            "type() takes 1 argument in safe-eval: the 3-argument form is not allowed; "
-            "use a class statement instead"
-        )
+        if len(args) == 3 and not kwargs:
+            # a guest class built by the class statement's own checks, never a host class
+            # with guest dunders
+            from safe_eval.interpreter.classes import build_dynamic_class
+
+            return build_dynamic_class(*args)
+        raise TypeError("type() takes 1 or 3 arguments")
 
 
 @register_membrane_type

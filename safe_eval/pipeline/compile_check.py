@@ -38,7 +38,9 @@ def compile_errors(tree: ast.Module, source: str) -> list[Diagnostic]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             # a fixed file name: on an error CPython reads the named file for the line's text
-            compile(tree, "<safe-eval>", "exec", dont_inherit=True)
+            # top-level await is allowed, as IPython and smolagents allow it (the interpreter
+            # runs such a module as a coroutine: compiler._async_runner)
+            compile(tree, "<safe-eval>", "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT, dont_inherit=True)
     except SyntaxError as exc:
         return [_diagnostic(exc, source)]
     except (RecursionError, MemoryError, ValueError) as exc:  # defensive: parse bounds the tree

@@ -16,7 +16,8 @@ Rules KEPT from RP:
   - node types without a reviewed handler are refused (R010), e.g. any node type a newer
     Python adds;
   - frame/code/generator internals from ``INSPECT_ATTRIBUTES`` (R004), plus ``mro``;
-  - ``metaclass=`` (R007; we refuse every class keyword: they feed ``__init_subclass__``);
+  - ``metaclass=`` (R007; we refuse every class keyword: they feed ``__init_subclass__``),
+    except ``total=`` (``TypedDict``; the interpreter hands it only to that metaclass);
   - star imports (R011); private names in imports (R012);
   - ``breakpoint`` (R001).
 Rules RELAXED (safe in our interpreter; the membrane decides at run time):
@@ -38,7 +39,8 @@ Rules ADDED:
     '__class__')``, ``operator.attrgetter('a.__b__')``, ``reduce(getattr, ['__class__'])``,
     ``match`` class patterns ``case C(__class__=c)``, format templates (``'{0.__globals__}'
     .format``, ``Formatter().vformat``, f-string format specs);
-  - forbidden dunder definitions with their reason (R006); ``type(name, bases, dict)`` (R008);
+  - forbidden dunder definitions with their reason (R006). ``type(name, bases, dict)`` (R008
+    before 0.2) is allowed: it builds a guest class through the class statement's checks;
   - attribute writes on objects the code does not own (R013): ``math.pi = 3``; except an
     attribute of an env object the host declared writable (``expose(order, writable=["status"])``
     lets ``order.status = "paid"`` through, to the membrane's decided write).
@@ -70,7 +72,7 @@ from typing import TYPE_CHECKING, Any
 
 from safe_eval import rules
 from safe_eval.diagnostics import Diagnostic
-from safe_eval.membrane.dunders import DEFINABLE_DUNDERS, FORBIDDEN_DUNDERS
+from safe_eval.membrane.dunders import DATA_DUNDERS, DEFINABLE_DUNDERS, FORBIDDEN_DUNDERS
 from safe_eval.rules import Rule
 
 if TYPE_CHECKING:
@@ -122,7 +124,10 @@ WRITABLE_DUNDERS: frozenset[str] = frozenset(
      "__context__", "__suppress_context__"}
 ) | DEFINABLE_DUNDERS - {"__new__"}
 # Dunder names a class body may bind besides definable methods.
-_CLASS_DUNDER_ASSIGNMENTS = frozenset({"__slots__", "__match_args__", "__hash__"})
+_CLASS_DUNDER_ASSIGNMENTS = frozenset({"__slots__", "__match_args__", "__hash__", "__doc__"})
+# class keywords a reviewed host metaclass takes (``class D(TypedDict, total=False)``); the
+# interpreter passes one on only to a metaclass registered for it, with a plain-data value
+_CLASS_KEYWORDS = frozenset({"total"})
 INTERNAL_ATTRIBUTES: frozenset[str] = frozenset(INSPECT_ATTRIBUTES) | {
     "mro", "f_lineno", "f_lasti", "f_trace_lines", "co_consts", "co_names", "gi_running",
     "func_globals", "func_code", "func_closure", "im_func", "im_self", "im_class",
@@ -433,6 +438,8 @@ class SafeEvalRules(RestrictingNodeTransformer):
         self.bound.add(node.name)
         self.name_rule(node, node.name)
         for keyword in node.keywords:
+            if keyword.arg in _CLASS_KEYWORDS:
+                continue  # passed on only to a metaclass registered for it (interpreter/classes.py)
             label = "metaclass=" if keyword.arg == "metaclass" else (
                 f"{keyword.arg}=" if keyword.arg else "**keywords")
             self.report(rules.CLASS_KEYWORD, keyword, label=label)
@@ -549,10 +556,21 @@ class SafeEvalRules(RestrictingNodeTransformer):
                 text = _const_str(item)
                 if text is not None:
                     self.attribute_rule(item, text, None, store=False, where=" (via reduce(getattr))")
-        elif name == "type" and len(args) == 3:
-            self.report(rules.DYNAMIC_CLASS, node)
+        elif name == "type" and len(args) == 3 and isinstance(args[2], ast.Dict):
+            self._dynamic_class_namespace(args[2])
         elif name in ("eval", "exec") and args and _const_str(args[0]) is not None:
             self._code_string(args[0], name, _const_str(args[0]) or "")
+
+    def _dynamic_class_namespace(self, namespace: ast.Dict) -> None:
+        """The keys of ``type(name, bases, {...})`` visible in the code, refused early as a class
+        body's would be (the class builder checks the real namespace again when it runs)."""
+        for key in namespace.keys:
+            name = _const_str(key) if key is not None else None
+            if key is None or name is None or not _is_dunder(name) or name in DEFINABLE_DUNDERS \
+                    or name in DATA_DUNDERS:
+                continue
+            reason = FORBIDDEN_DUNDERS.get(name, "it has not been reviewed for safety")
+            self.report(rules.DYNAMIC_CLASS, key, name=name, reason=reason)
 
     def _code_string(self, node: ast.expr, name: str, text: str) -> None:
         if self.nested >= 8:

@@ -51,7 +51,7 @@ def test_printing_an_exposed_object_never_shows_an_undeclared_attribute(code: st
         pytest.param("type(acct).__dict__", id="type_dict"),
         pytest.param("type(acct).__mro__", id="type_mro"),
         pytest.param("type(acct).__subclasses__()", id="type_subclasses"),
-        pytest.param("type(type(acct))('X', (), {})", id="metaclass"),
+        pytest.param("type(type(acct))('X', (type(acct),), {})", id="metaclass"),
         pytest.param("Account.__init__", id="exposed_class_init"),
         pytest.param("acct.password", id="undeclared_attribute"),
         pytest.param("vars(acct)", id="vars"),

@@ -480,3 +480,211 @@ def test_a_routine_sized_by_its_argument_is_refused_before_the_c_call(code, limi
         "splitlines", "container-text"])
 def test_priced_routines_keep_their_results(code, expected):
     assert safe_eval(code, {}, limits=ROUTINE_LIMITS) == expected
+
+
+# A guest ``__iter__`` (a method, a lambda, a staticmethod) that hands host code a HOST
+# iterator: host C then pulls every item itself, no guest code per item, whatever routine got
+# the guest object (a curated module function, the constructor of a guest subclass of a host
+# container, a builtin type's ``__new__``/``__init__`` read as an attribute). Sized as above:
+# unmetered, each program ends in well under a second; metered, at the op limit.
+HANDS_BACK = f"class G:\n    def __iter__(self):\n        return iter(range({N}))\n"
+HANDED_BACK_ITERATORS = [
+    ("math-fsum", "import math\nmath.fsum(G())"),
+    ("math-dist", "import math\nmath.dist(G(), G())"),
+    ("statistics-fmean", "import statistics\nstatistics.fmean(G())"),
+    ("heapq-nlargest", "import heapq\nheapq.nlargest(1, G())"),
+    ("operator-count-of", "import operator\noperator.countOf(G(), -1)"),
+    ("operator-contains", "import operator\noperator.contains(G(), -1)"),
+    ("itertools-islice-skip", f"import itertools\nnext(itertools.islice(G(), {N} - 1, None))"),
+    ("tuple-subclass-constructor", "class T(tuple): pass\nT(G())"),
+    ("set-subclass-constructor", "class S(set): pass\nS(G())"),
+    ("list-subclass-super-init", "class L(list):\n    def __init__(self, it):\n        super().__init__(it)\nL(G())"),
+    ("tuple-new-slot", "tuple.__new__(tuple, G())"),
+    ("frozenset-new-slot", "frozenset.__new__(frozenset, G())"),
+    ("list-init-slot", "list.__init__([], G())"),
+    ("staticmethod-iter", f"import math\nclass H:\n    __iter__ = staticmethod(lambda: iter(range({N})))\n"
+     "math.fsum(H())"),
+    ("lambda-iter-repeat", f"import itertools, math\nclass H:\n    __iter__ = lambda self: itertools.repeat(0.0, {N})\n"
+     "math.fsum(H())"),
+]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("code", [c for _, c in HANDED_BACK_ITERATORS], ids=[i for i, _ in HANDED_BACK_ITERATORS])
+def test_a_host_iterator_a_guest_iter_hands_back_pays_per_item_in_any_consumer(code):
+    with pytest.raises(OpLimit, match="too many operations"):
+        safe_exec(HANDS_BACK + code, {}, limits=CONSUME)
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    ("import math\nmath.fsum(G())", 6.0),
+    ("import statistics\nstatistics.fmean(G())", 1.5),
+    ("class T(tuple): pass\nT(G())", (0, 1, 2, 3)),
+    ("tuple.__new__(tuple, G())", (0, 1, 2, 3)),
+    ("x = []\nlist.__init__(x, G())\nx", [0, 1, 2, 3]),
+    ("sorted(iter(G()), reverse=True)", [3, 2, 1, 0]),
+    ("import itertools\nlist(itertools.islice(G(), 1, 3))", [1, 2]),
+], ids=["fsum", "fmean", "tuple-subclass", "tuple-new", "list-init", "iter-of-guest", "islice"])
+def test_a_handed_back_iterator_gives_cpythons_answer(code, expected):
+    small = "class G:\n    def __iter__(self):\n        return iter(range(4))\n"
+    assert safe_eval(small + code, {}) == expected
+
+
+# A builtin type's ``__new__``/``__init__`` read as an attribute is the routine calling the
+# type runs: the same price (``tuple.__new__(tuple, it)`` consumed any iterable unpriced).
+CONSTRUCTOR_SLOTS = [
+    ("bytes-new-size", "bytes.__new__(bytes, 10**10)", MemoryLimit),
+    ("bytearray-init-size", "bytearray.__init__(bytearray(), 10**10)", MemoryLimit),
+    ("bytes-subclass-super-new", "class B(bytes):\n    def __new__(cls, n):\n        return super().__new__(cls, n)\n"
+     "B(10**10)", MemoryLimit),
+    ("str-new-text-of-data", "str.__new__(str, ['x' * 1000] * 600_000)", MemoryLimit),
+    ("list-init-sized", f"list.__init__([], [0] * {N})", OpLimit),
+    ("dict-init-sized", f"dict.__init__({{}}, [(0, 0)] * {N})", OpLimit),
+]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("code", "limit"), [(c, lim) for _, c, lim in CONSTRUCTOR_SLOTS],
+                         ids=[i for i, _, _ in CONSTRUCTOR_SLOTS])
+def test_a_constructor_slot_read_as_an_attribute_costs_what_calling_the_type_costs(code, limit):
+    with pytest.raises(limit):
+        safe_exec(code, {}, limits=CONSUME)
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    ("tuple.__new__(tuple, [1, 2])", (1, 2)),
+    ("frozenset.__new__(frozenset, 'aa')", frozenset("a")),
+    ("x = {}\ndict.__init__(x, [(1, 2)], a=3)\nx", {1: 2, "a": 3}),
+    ("bytes.__new__(bytes, 3)", b"\x00\x00\x00"),
+    ("str.__new__(str, 5)", "5"),
+    ("int.__new__(int, 'ff', 16)", 255),
+    ("class T(tuple):\n    def __new__(cls, it):\n        return super().__new__(cls, it)\n"
+     "t = T([3, 4])\n(type(t).__name__, t)", ("T", (3, 4))),
+], ids=["tuple", "frozenset", "dict-init", "bytes-size", "str-of-int", "int-base", "super-new"])
+def test_a_priced_constructor_slot_gives_cpythons_answer(code, expected):
+    assert safe_eval(code, {}) == expected
+
+
+# statistics routines that build n numbers for a guest n, in one host call each
+STATISTICS_SIZES = [
+    ("quantiles", "import statistics\nstatistics.quantiles([1, 2, 3], n=10**9)", MemoryLimit),
+    ("normal-dist-samples", "import statistics\nstatistics.NormalDist().samples(10**9)", MemoryLimit),
+    ("normal-dist-quantiles", "import statistics\nstatistics.NormalDist().quantiles(10**9)", MemoryLimit),
+    ("normal-dist-samples-ops", "import statistics\nstatistics.NormalDist().samples(200_000)", OpLimit),
+    ("quantiles-ops", "import statistics\nstatistics.quantiles([1, 2, 3], n=200_000)", OpLimit),
+    ("normal-dist-samples-index", INDEX + "import statistics\nstatistics.NormalDist().samples(K(10**9))",
+     MemoryLimit),
+]
+
+
+@pytest.mark.parametrize(("code", "limit"), [(c, lim) for _, c, lim in STATISTICS_SIZES],
+                         ids=[i for i, _, _ in STATISTICS_SIZES])
+def test_a_statistics_routine_building_n_numbers_is_priced_before_the_call(code, limit):
+    with pytest.raises(limit):
+        safe_exec(code, {}, limits={"ops": 100_000, "time": 5.0, "memory": 64 * 2**20})
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    ("import statistics\nstatistics.quantiles([1, 2, 3, 4], n=3)", [1.6666666666666667, 3.3333333333333335]),
+    ("import statistics\nstatistics.NormalDist(1, 2).quantiles()",
+     [-0.3489795003921634, 1.0, 2.348979500392163]),
+    ("import statistics\nlen(statistics.NormalDist().samples(5, seed=1))", 5),
+    ("import statistics\nd = statistics.NormalDist(1, 2)\n(d.mean, d.stdev, d.variance, d.cdf(1), d.zscore(3))",
+     (1.0, 2.0, 4.0, 0.5, 1.0)),
+], ids=["quantiles", "normal-dist-quantiles", "samples", "listed-attributes"])
+def test_priced_statistics_routines_give_cpythons_answers(code, expected):
+    assert safe_eval(code, {}) == expected
+
+
+@pytest.mark.parametrize("code", [
+    "import string\nstring.Template('$a').pattern",
+    "import string\ngetattr(string.Template('$a'), 'pattern')",
+    "import statistics\ngetattr(statistics.NormalDist(), '__dict__')",
+], ids=["template-pattern", "template-pattern-getattr", "normal-dist-dict"])
+def test_an_attribute_outside_a_stdlib_class_allowlist_is_refused(code):
+    with pytest.raises(GuestError, match="AttributeError"):
+        safe_exec(code, {})
+
+
+# A guest ``__len__`` is what host C sizes its copy of a guest iterable by, before it pulls
+# one item: ``math.dist(P(), P())`` with a point claiming 10**9 coordinates allocated and
+# zero-filled an 8 GB tuple in one call. Every copy of a guest iterable goes through the
+# metered door instead (one op per item, no length hint). The claim here (2**60) makes an
+# unguarded copy fail at once with a MemoryError instead of the right answer.
+CLAIMS = "class P:\n    def __iter__(self):\n        return iter([1, 2])\n    def __len__(self):\n        return 2**60\n"
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    ("import math\nmath.dist(P(), P())", 0.0),
+    ("class T(tuple): pass\nT(P())", (1, 2)),
+    ("class F(frozenset): pass\nsorted(F(P()))", [1, 2]),
+    ("import statistics\nstatistics.mean(P())", 1.5),
+    ("tuple.__new__(tuple, P())", (1, 2)),
+], ids=["math-dist", "tuple-subclass", "frozenset-subclass", "statistics-mean", "tuple-new-slot"])
+def test_a_guest_len_does_not_size_a_host_copy_of_its_items(code, expected):
+    assert safe_eval(CLAIMS + code, {}, limits={"memory": 64 * 2**20}) == expected
+
+
+# A tuple nested 24 deep over shared parts is 25 tuples in memory and 2**24 nodes to hash or
+# compare whole, in one C call: a subscript or an ``in`` test prices that walk before it starts
+# (an 80-deep one would run for ever). Unpriced, these end in well under a second.
+SHARED_KEY = "x = (1,)\nfor _ in range(24):\n    x = (x, x)\nd = {}\n"
+SHARED_KEY_SITES = [
+    ("subscript-load", "d.get(0)\nd[x]"),
+    ("subscript-store", "d[x] = 1"),
+    ("subscript-delete", "del d[x]"),
+    ("subscript-augmented", "d[x] += 1"),
+    ("in-dict", "x in d"),
+    ("not-in-set", "x not in set()"),
+    ("in-list", "x in [0]"),
+    ("guest-tuple-subclass-key", "class T(tuple): pass\nd[T(x)]"),
+    ("key-inside-a-flat-tuple", "d[1, x]"),
+]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("code", [c for _, c in SHARED_KEY_SITES], ids=[i for i, _ in SHARED_KEY_SITES])
+def test_hashing_a_shared_nested_key_is_priced_before_the_c_walk(code):
+    with pytest.raises(TimeLimit, match="operation would take too long"):
+        safe_exec(SHARED_KEY + code, {}, limits={"time": 0.3})
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    ("d = {(1, 2): 'a', 3: 'b'}\n(d[1, 2], d[3], (1, 2) in d, 4 in d)", ("a", "b", True, False)),
+    ("d = {}\nd[(1, (2, 3))] = 4\nd[1, (2, 3)] += 1\nd", {(1, (2, 3)): 5}),
+    ("x = ((1,), (1,))\nd = {x: 1}\ndel d[x]\nd", {}),
+    ("[1, 2, 3][1:]", [2, 3]),
+], ids=["load-and-in", "store-and-augmented", "delete", "slice"])
+def test_priced_keys_give_cpythons_answers(code, expected):
+    assert safe_eval(code, {}) == expected
+
+
+def test_summing_lists_pays_for_each_growing_concatenation():
+    # ``sum(xs, [])`` concatenates in one C call, copying the growing total at every step
+    # (quadratic); done step by step, each copy is charged
+    with pytest.raises(OpLimit, match="too many operations"):
+        safe_exec("sum([[0] * 100_000] * 100, [])", {}, limits=CONSUME)
+
+
+# A curated module's attribute is the routine's own guard (``_metering.meter_attrs`` looks the
+# price up): refused by the estimate before the C call, not by the watchdog after it.
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("code", [
+    "import math\nmath.factorial(100_000)",
+    "import math\nmath.comb(10**6, 100_000)",
+    "import operator\noperator.pow(7, 10**6)",
+    "import math\nmath.isqrt(1 << 10**7)",
+], ids=["math-factorial", "math-comb", "operator-pow", "math-isqrt"])
+def test_a_curated_module_function_is_refused_by_its_price_before_the_call(code):
+    with pytest.raises(TimeLimit, match="operation would take too long"):
+        safe_exec(code, {}, limits={"time": 0.05})
+
+
+@pytest.mark.parametrize("code", [
+    "import decimal\ndecimal.Decimal('1E+999999').as_integer_ratio()",
+    "import decimal\nint(decimal.Decimal('1E+999999'))",
+    "import decimal\nint.__new__(int, decimal.Decimal('1E+999999'))",
+], ids=["decimal-as-integer-ratio", "int-of-decimal", "int-new-slot-of-decimal"])
+def test_a_decimal_with_a_huge_exponent_is_refused_before_becoming_an_exact_int(code):
+    with pytest.raises(GuestError, match="exponent larger than"):
+        safe_exec(code, {}, limits={"time": 1.0})

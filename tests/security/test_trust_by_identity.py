@@ -90,7 +90,7 @@ def test_after_a_refused_class_assignment_the_object_keeps_its_class(path: str, 
 
 
 # -- no dunder outside the reviewed set, before or after class creation ---------------------------
-FORBIDDEN = ["del", "reduce_ex", "reduce", "getattribute", "init_subclass", "set_name", "format", "get"]
+FORBIDDEN = ["del", "reduce_ex", "reduce", "getattribute", "init_subclass", "set_name", "set", "get"]
 
 INSTALL_PATHS = [
     pytest.param("setattr(A, {n}, f)", "AttributeError", id="setattr_on_class"),

@@ -18,7 +18,10 @@ def subclassable_classes() -> set[type]:
     from safe_eval.membrane.modules.collections_abc import NAMES as ABC_NAMES
     from safe_eval.membrane.modules.enum import BASES as GUEST_ENUMS
 
-    classes: set[type] = {abc.ABC, NamedTuple, typing.Generic, typing.Protocol}
+    # ``class D(TypedDict)`` derives from typing's private base behind the function (its
+    # metaclass makes a dict subclass whose "instances" are plain dicts)
+    typed_dict_base = typing.TypedDict.__mro_entries__(())[0]  # type: ignore[attr-defined]
+    classes: set[type] = {abc.ABC, NamedTuple, typing.Generic, typing.Protocol, typed_dict_base}
     classes |= set(GUEST_ENUMS)
     classes |= {collections.UserDict, collections.UserList, collections.UserString,
                 collections.OrderedDict, collections.Counter, collections.defaultdict, collections.deque}

@@ -25,8 +25,10 @@ def count(start: Any = 0, step: Any = 1) -> FuelIter:
     return FuelIter(itertools.count(start, step))
 
 
-def cycle(iterable: Iterable[Any], /) -> FuelIter:
-    return FuelIter(itertools.cycle(FuelIter(iter(iterable))))
+def cycle(*args: Any) -> FuelIter:
+    if len(args) != 1:  # CPython's message for the C constructor
+        raise TypeError(f"cycle expected 1 argument, got {len(args)}")
+    return FuelIter(itertools.cycle(FuelIter(iter(args[0]))))
 
 
 def repeat(obj: Any, times: Any = None) -> FuelIter:

@@ -77,8 +77,15 @@ _RE_BITS = int(re.A | re.I | re.L | re.M | re.S | re.X | re.U)
 _QUANTIFIER = re.compile(r"\{\d*(?:,\d*)?\}")
 
 
+# what CPython's TypeError for non-int flags names: ``flags & SRE_FLAG_x`` met a RegexFlag on
+# 3.11 and 3.12, a plain int on 3.10 and 3.13
+_FLAG_OPERAND = "RegexFlag" if (3, 11) <= sys.version_info[:2] <= (3, 12) else "int"
+
+
 def _flags_of(flags: Any) -> int:
-    value = int(flags)
+    if not isinstance(flags, int):
+        raise TypeError(f"unsupported operand type(s) for &: '{type(flags).__name__}' and '{_FLAG_OPERAND}'")
+    value = int.__index__(flags)  # the int itself: no guest __int__/__index__ runs
     if value & re.DEBUG:
         raise re.error("re.DEBUG is not available in safe-eval")
     return value

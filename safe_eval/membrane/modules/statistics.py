@@ -20,6 +20,7 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+from safe_eval.limits.iteration import drain
 from safe_eval.membrane.modules._guarded_class import guarded
 
 NAMES = ["mean", "fmean", "geometric_mean", "harmonic_mean", "median", "median_low", "median_high",
@@ -46,7 +47,8 @@ def _plain(value: Any, accepts: frozenset[type] | None) -> Any:
         return value
     if t is not list:
         try:
-            value = list(value)
+            # the metered door: one op per item, and no guest ``__len__`` sizes the list up front
+            value = drain(value)
         except TypeError:
             raise _refuse(value) from None
     if accepts is not None:
@@ -72,16 +74,32 @@ def _check_normal_dist(mu: Any = 0.0, sigma: Any = 1.0) -> None:
             raise _refuse(value)
 
 
-def build() -> dict[str, Any]:
-    from safe_eval.membrane.modules._hosttypes import allow_all
+# What the guest may read on a NormalDist (deny by default: a name added by a later Python is
+# refused until reviewed). ``samples``/``quantiles`` are priced (``normal_dist_guards``).
+NORMAL_DIST_NAMES = ("mean", "median", "mode", "stdev", "variance", "cdf", "inv_cdf", "pdf", "overlap",
+                     "zscore", "quantiles", "samples", "from_samples")
 
-    allow_all([statistics.NormalDist])
+
+def build() -> dict[str, Any]:
+    from safe_eval.limits.routines import ROUTINES, register_routine
+    from safe_eval.limits.stdlib_routines import normal_dist_guards, quantiles_guard
+    from safe_eval.membrane.attributes import register_guarded_methods
+    from safe_eval.membrane.modules._hosttypes import allow
+
+    register_guarded_methods(statistics.NormalDist, normal_dist_guards(statistics.NormalDist))
+    allow(statistics.NormalDist, [n for n in NORMAL_DIST_NAMES if hasattr(statistics.NormalDist, n)])
     attrs: dict[str, Any] = {}
     for name in NAMES:
         value = getattr(statistics, name, None)
         if value is None:
             continue
         attrs[name] = value if isinstance(value, type) else _gate(name, value)
+    # n - 1 cut points for a guest n: the routine's one price (one object for every build)
+    priced = ROUTINES.get(statistics.quantiles)
+    if priced is None:
+        priced = _gate("quantiles", quantiles_guard(statistics.quantiles))
+        register_routine(statistics.quantiles, priced)
+    attrs["quantiles"] = priced
     normal_dist = guarded(statistics.NormalDist, _check_normal_dist, ["from_samples"])
     from_samples = _gate("from_samples", statistics.NormalDist.from_samples)
     type.__setattr__(normal_dist, "from_samples", staticmethod(from_samples))  # our own stand-in

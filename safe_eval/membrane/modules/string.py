@@ -77,11 +77,16 @@ def _substitute(name: str) -> Any:
     return call
 
 
-def build() -> dict[str, Any]:
-    from safe_eval.membrane.modules._hosttypes import allow_all
+# What the guest may read on a Template (deny by default). Not ``pattern``: a raw host
+# ``re.Pattern`` whose methods would run unguarded.
+TEMPLATE_NAMES = ("delimiter", "idpattern", "braceidpattern", "flags", "substitute",
+                  "safe_substitute", "is_valid", "get_identifiers")
 
-    # ``Template.pattern`` is a raw host re.Pattern (its methods would run unguarded)
-    allow_all([string.Template], refused=["pattern"])
+
+def build() -> dict[str, Any]:
+    from safe_eval.membrane.modules._hosttypes import allow
+
+    allow(string.Template, [n for n in TEMPLATE_NAMES if hasattr(string.Template, n)])
     from safe_eval.membrane.attributes import register_guarded_methods
 
     register_guarded_methods(string.Template, {"substitute": _substitute("substitute"),

@@ -11,9 +11,10 @@ own ``__hash__``/``__eq__`` would be stored there and returned to every later ru
 host's own ``typing.Optional[int]``. So the guest gets ``_Form`` stand-ins whose subscription
 accepts only parameters hashed and compared by host code (``_check_param``), and the forms it
 builds come wrapped the same way (``TypeVar``s included: ``int | T`` is a typing
-subscription too). ``Protocol`` is handed out as it is (it is subclassed; its subscription
-caches type variables only). ``TypedDict`` is a stand-in too (functional form only):
-``type(typing.TypedDict)`` would otherwise be the host's ``FunctionType``. ``final`` and
+subscription too). ``Protocol`` is a stand-in as well (``Protocol[T]`` must see the host
+``TypeVar``; as a base it is the class itself). ``TypedDict`` is a stand-in too:
+``type(typing.TypedDict)`` would otherwise be the host's ``FunctionType``; as a base
+(``class D(TypedDict, total=False)``) and so is ``Generic[T]``, through ``allow_base_stand_in``. ``final`` and
 ``no_type_check`` are identities and ``runtime_checkable`` takes guest classes only (the host
 ones set attributes on their argument); ``reveal_type`` is left out (it prints to host stderr).
 """
@@ -26,6 +27,7 @@ from typing import Any
 
 from safe_eval.context import on_run_exit
 from safe_eval.interpreter.annotations import register_stand_in
+from safe_eval.interpreter.classes import allow_base_stand_in, allow_class_keywords
 from safe_eval.interpreter.identity import is_guest_class
 from safe_eval.membrane.modules._typing_namedtuple import NamedTuple
 from safe_eval.membrane.snapshot import snapshot, snapshot_text
@@ -155,7 +157,7 @@ _BUILDERS: tuple[Any, ...] = tuple(
 _NEW_TYPE: Any = typing.NewType
 # classes and functions that are subscripted or called to build forms (TypedDict is a function
 # whose type, FunctionType, the guest must not get hold of)
-_STAND_IN_ALWAYS: tuple[Any, ...] = (typing.Generic, typing.Annotated, typing.TypedDict)
+_STAND_IN_ALWAYS: tuple[Any, ...] = (typing.Generic, typing.Annotated, typing.TypedDict, typing.Protocol)
 
 
 def _typed_dict(typename: Any, fields: Any, /, *, total: Any = True) -> Any:
@@ -178,8 +180,8 @@ def _form(real: Any) -> _Form:
 
 
 def _wrap(value: Any) -> Any:
-    """A typing object as a stand-in (the builders and ``Generic`` included); a plain class
-    (``Protocol``, ``Text``, ``Any``), a function or a non-typing value as it is."""
+    """A typing object as a stand-in (the builders, ``Generic`` and ``Protocol`` included); a
+    plain class (``Text``, ``Any``), a function or a non-typing value as it is."""
     if type(value) is _Form:
         return value
     if any(value is b for b in _BUILDERS) or any(value is f for f in _STAND_IN_ALWAYS):
@@ -188,6 +190,14 @@ def _wrap(value: Any) -> Any:
         return value
     return _form(value)
 
+
+# ``class Box(Generic[T])`` / ``class D(TypedDict, total=False)``: the class statement resolves the
+# host form behind the stand-in (its ``__mro_entries__``); only TypedDict's metaclass takes a keyword
+allow_base_stand_in(_Form, lambda form: form._real)
+# ``class IntBox(Box[int])``: a guest generic class subscripted by host typing code is that
+# host alias itself (``typing._GenericAlias``, never a guest-made subclass: exact type only)
+allow_base_stand_in(typing._GenericAlias, lambda alias: alias)  # type: ignore[attr-defined]
+allow_class_keywords(type(typing.TypedDict.__mro_entries__(())[0]), ("total",))  # type: ignore[attr-defined]
 
 # an annotation naming a stand-in (``from typing import Optional`` then ``-> Optional[str]``)
 # resolves to the host typing object behind it

@@ -1,0 +1,2 @@
+print(str(min), str(sorted))
+(str(max), str(abs))
