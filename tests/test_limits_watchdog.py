@@ -40,7 +40,7 @@ def test_a_watchdog_limit_reaches_the_host_as_the_public_error_with_its_setting(
         safe_eval.safe_eval("x = 1\nspin(0.6)", {"spin": spin}, limits={"time": 0.2})
     err = info.value
     assert type(err) is TimeLimit
-    assert err.value == 0.2 and err.reached is not None and err.reached > 0.6
+    assert err.value == 0.2 and err.reached is not None and err.reached >= 0.6
     assert err.line == 2
     time.sleep(2 * watchdog.PERIOD)  # a stray asynchronous exception would land here
     assert safe_eval.safe_eval("x + 1", {"x": 41}) == 42

@@ -122,7 +122,7 @@ class Workspace:
             for name in os.listdir(fd):
                 st = os.lstat(name, dir_fd=fd)
                 if stat.S_ISDIR(st.st_mode):
-                    shutil.rmtree(name, dir_fd=fd)  # the fd-based walk: never follows a symlink
+                    _remove_dir(fd, name)
                 else:
                     os.unlink(name, dir_fd=fd)
         finally:
@@ -199,3 +199,22 @@ def _copy_dir(sfd: int, dfd: int, owner: int | None) -> None:
                     os.close(wfd)
             finally:
                 os.close(rfd)
+
+
+def _remove_dir(parent: int, name: str) -> None:
+    """Remove the directory ``name`` under ``parent`` and all it holds through directory fds,
+    never following a symlink (``shutil.rmtree(dir_fd=)`` needs 3.11)."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent)
+    except OSError:  # swapped for a symlink or a file meanwhile: remove the name itself
+        os.unlink(name, dir_fd=parent)
+        return
+    try:
+        for entry in os.listdir(fd):
+            if stat.S_ISDIR(os.lstat(entry, dir_fd=fd).st_mode):
+                _remove_dir(fd, entry)
+            else:
+                os.unlink(entry, dir_fd=fd)
+    finally:
+        os.close(fd)
+    os.rmdir(name, dir_fd=parent)
