@@ -49,6 +49,7 @@ def _run(code: str, limits: Limits = FAST, **kw: Any) -> tuple[BaseException | N
     whole host heap and cannot be interrupted, like one C call (in this test process, with
     thousands of tests' objects, one took 0.8 s; docs/security-model.md says so). A Python
     gc callback timing it instead is where the watchdog's exception lands and is "ignored"."""
+    gc.collect()  # earlier tests' garbage: not this run's to pay for (a memory limit collects)
     gc.disable()
     start, cpu = time.monotonic(), time.process_time()
     err: BaseException | None = None
