@@ -29,6 +29,7 @@ from safe_eval.interpreter.runtime import raise_host_recursion_limit
 from safe_eval.limits import watchdog
 from safe_eval.limits.budget import current as current_budget
 from safe_eval.limits.budget import depth_limit_of
+from safe_eval.limits.memory import leave as leave_memory
 from safe_eval.limits.memory import release as release_memory
 from safe_eval.limits.stack import BIG_STACK_THREAD, call_with_stack, stack_for
 from safe_eval.limits.stackguard import ensure_main_thread_stack, needs_big_stack_thread
@@ -106,6 +107,8 @@ def run_guarded(
                     context.run_undo_hooks(ctx)
                 if sys.getrecursionlimit() != old:
                     sys.setrecursionlimit(old)
+                if ctx.budget.mem_base >= 0:  # it sampled: its last growth is its own
+                    leave_memory(ctx.budget)
                 watchdog.stop(w)
                 break
             except (watchdog.WatchdogTimeLimit, watchdog.WatchdogMemoryLimit):

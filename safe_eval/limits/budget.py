@@ -61,6 +61,9 @@ _RAISE_OPS = 400
 
 # Allocations below this size skip the fresh RSS read in check_alloc (the next refuel sees them).
 _FRESH_RSS_ABOVE = 1 << 20
+# Allocations from this size up are announced to the memory ledger, so that another run's sample
+# charges them here (``memory.announce``): one dict update, next to a memset of 16 KB or more.
+_ANNOUNCE_ABOVE = 1 << 14
 
 
 class Budget:
@@ -216,6 +219,8 @@ class Budget:
             self._fail(
                 MemoryLimit("allocation too large", value=self.limits.memory, reached=int(nbytes + used))
             )
+        if nbytes >= _ANNOUNCE_ABOVE and self.mem_base >= 0:
+            memory.announce(self, nbytes)
 
     def memory_used(self) -> int:
         """The memory this run allocated and still holds, in bytes (sampled now)."""
@@ -223,10 +228,16 @@ class Budget:
 
     def _growth(self) -> int:
         if self.mem_base < 0:
-            memory.mark()
+            memory.mark(self)
             self.mem_base = 0
             return 0
-        used = self.mem_used + memory.sample()
+        return self.charge_growth(memory.sample(self))
+
+    def charge_growth(self, nbytes: int) -> int:
+        """Add ``nbytes`` (negative: freed) to the memory this run holds; the new total. Called
+        by ``memory`` when another run's sample saw an allocation this run announced: the limit
+        is checked at this run's own next sample, on its own thread."""
+        used = self.mem_used + nbytes
         if used < 0:
             used = 0
         self.mem_used = used

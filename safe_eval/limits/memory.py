@@ -5,19 +5,24 @@ estimate at the allocation site). Growth by many small allocations in a loop is 
 sampling the process RSS once per fuel chunk (``Budget.refuel``); reading ``/proc/self/statm``
 through a descriptor kept open costs about 1.2 µs (measured), well under 1 % of a guest loop.
 
-Per run, not per process: ``sample()`` attributes the RSS change since the *previous sample by
-any run* to the run taking this one. A run samples every ``CHUNK`` ops, and the GIL lets one
-thread run at a time, so what changed since the last sample was (up to one chunk of another
-run's work at a thread switch) allocated or freed by the sampling run itself. Two concurrent
-runs each under their limit therefore both finish, where the process-wide growth would stop
-the one that samples after the other allocated. Why not exact accounting: CPython has no
-per-thread allocation counter, tracemalloc costs 2-3x on every allocation, and counting at the
-interpreter's allocation sites cannot see frees. Known error: a thread switch in the middle of
-a chunk charges the other run's unsampled growth (at most one chunk of work, which may hold one
-large allocation the guards let through: ``[0] * 10**7`` just before a switch is charged to the
-run that samples next) to this one; and
+Per run, not per process: ``sample(budget)`` attributes the RSS change since the *previous sample
+by any run* to the run taking this one, except what other runs announced. A run samples every
+``CHUNK`` ops and the GIL lets one thread run at a time, so what changed since the last sample
+was allocated or freed by the sampling run itself, plus whatever another run did between its own
+last sample and a thread switch. That remainder is the hole one run could push its memory
+through onto another (allocate just before a switch, free after the other sampled: the other is
+charged, the allocator's own total floors at zero), so every allocation the guards see before it
+happens (``Budget.check_alloc``, from ``_ANNOUNCE_ABOVE`` bytes up) is *announced* here, and a
+sample charges the announced bytes of other runs to those runs (up to the growth it saw) and only
+the rest to the sampler. Two concurrent runs each under their limit therefore both finish, where
+the process-wide growth would stop the one that samples after the other allocated.
+
+Why not exact accounting: CPython has no per-thread allocation counter, tracemalloc costs 2-3x on
+every allocation, and counting at the interpreter's allocation sites cannot see frees. Known
+error: another run's unannounced growth (allocations under ``_ANNOUNCE_ABOVE`` bytes, at most one
+chunk of its work) made just before a thread switch is charged to the run that samples next;
 host code that allocates between runs is charged to no run (the first sample of a run only
-sets the mark). A run's total is never below zero.
+moves the mark, after handing out what others announced). A run's total is never below zero.
 
 Where ``/proc`` is missing (macOS, Windows) ``rss()`` returns 0 and only the up-front size
 estimates apply.
@@ -26,9 +31,12 @@ estimates apply.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["mark", "release", "rss", "sample", "unsampled"]
+if TYPE_CHECKING:
+    from safe_eval.limits.budget import Budget
+
+__all__ = ["announce", "leave", "mark", "release", "rss", "sample", "unsampled"]
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -68,26 +76,91 @@ def rss() -> int:
 
 # the process RSS at the last sample taken by any run (-1: none yet)
 _last = -1
+# run -> [bytes it announced before its own last sample, bytes announced since]. An announcement
+# outlives the owner's next sample: a guard announces, may then charge ops (a refuel, which
+# samples) and only then allocate, so the owner's own sample cannot tell whether it saw it.
+_announced: dict[Budget, list[int]] = {}
 
 
-def mark() -> None:
-    """Start attributing from now (a run's first sample: what came before is no run's)."""
+def announce(budget: Budget, nbytes: int) -> None:
+    """``budget``'s run is about to allocate ``nbytes``: another run's sample that sees the
+    growth charges it there."""
+    entry = _announced.get(budget)
+    if entry is None:
+        _announced[budget] = [0, nbytes]
+    else:
+        entry[1] += nbytes
+
+
+def _settle(sampler: Budget | None, delta: int) -> int:
+    """Charge other runs what they announced out of ``delta``; the rest is the sampler's."""
+    for run, entry in list(_announced.items()):
+        if run is sampler:
+            # its own: already in its delta, or (allocated after this sample) in a later one
+            if entry[1]:
+                entry[0], entry[1] = entry[1], 0
+            else:
+                _announced.pop(run, None)
+            continue
+        if delta <= 0:
+            continue
+        pending = entry[0] + entry[1]
+        share = pending if pending < delta else delta
+        run.charge_growth(share)
+        delta -= share
+        if share == pending:
+            _announced.pop(run, None)
+        else:  # what is left stays announced, the older part consumed first
+            older = entry[0] - share
+            entry[0], entry[1] = (older, entry[1]) if older >= 0 else (0, entry[1] + older)
+    return delta
+
+
+def mark(budget: Budget | None = None) -> None:
+    """Start attributing from now (a run's first sample: what came before is no run's, except
+    what other runs announced, which is theirs)."""
     global _last
-    _last = rss()
+    now = rss()
+    if _last >= 0 and _announced:
+        _settle(budget, now - _last)
+    _last = now
 
 
-def sample() -> int:
-    """The RSS change since the previous sample by any run, in bytes, charged to the caller."""
+def sample(budget: Budget | None = None) -> int:
+    """The RSS change since the previous sample by any run, in bytes, less what other runs
+    announced (charged to them): the sampler's share."""
     global _last
     now = rss()
     delta = now - _last if _last >= 0 else 0
     _last = now
+    if _announced:
+        delta = _settle(budget, delta)
     return delta
 
 
-def unsampled() -> int:
-    """Growth no run has sampled yet (the watchdog adds it to each run it checks)."""
-    return rss() - _last if _last >= 0 else 0
+def leave(budget: Budget) -> None:
+    """``budget``'s run is over: the growth since the last sample is its own (what it allocated
+    last, perhaps its result), except what other runs announced; its announcements go with it,
+    so no later run's growth is ever charged to a finished one."""
+    global _last
+    if _last >= 0:
+        now = rss()
+        if _announced:
+            _settle(budget, now - _last)
+        _last = now
+    _announced.pop(budget, None)
+
+
+def unsampled(budget: Budget | None = None) -> int:
+    """Growth no run has sampled yet, less what runs other than ``budget`` announced (the
+    watchdog adds it to the run it checks)."""
+    if _last < 0:
+        return 0
+    grown = rss() - _last
+    for run, entry in list(_announced.items()):
+        if run is not budget:
+            grown -= entry[0] + entry[1]
+    return grown
 
 
 def release() -> None:

@@ -120,7 +120,6 @@ def _loop() -> None:
         time.sleep(PERIOD)
         with _lock:
             now = time.monotonic()
-            used = None
             for w in [*_watches.values(), *_spares.values()]:
                 budget = w.budget
                 if not w.active or budget is None:
@@ -139,8 +138,7 @@ def _loop() -> None:
                     # itself, with the precise error; only a run stuck in host code is ours
                     continue
                 if budget.mem_base >= 0:  # the run has started sampling its memory
-                    used = memory.unsampled() if used is None else used
-                    if budget.mem_used + used > budget.limits.memory:
+                    if budget.mem_used + memory.unsampled(budget) > budget.limits.memory:
                         _raise_in(w.thread_id, WatchdogMemoryLimit)
                         w.fired = True
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import gc
 import sys
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import greenlet
@@ -303,6 +304,76 @@ def test_two_concurrent_runs_each_under_their_limit_both_finish() -> None:
     for t in threads:
         t.join()
     assert results == [10_000_000, 10_000_000]
+
+
+@pytest.fixture
+def frequent_thread_switches() -> Iterator[None]:
+    # a switch every 20 us instead of 5 ms: the interleavings a loaded machine produces now and
+    # then happen on every run
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(2e-5)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.usefixtures("frequent_thread_switches")
+def test_two_concurrent_runs_building_memory_step_by_step_are_each_charged_their_own() -> None:
+    results: list[Any] = []
+    ready = threading.Barrier(2)
+    code = "a = []\nfor i in range(100):\n    a.append([0] * 100_000)\nsum(len(x) for x in a)"
+
+    def run() -> None:
+        ready.wait()
+        try:
+            results.append(safe_eval.safe_eval(code, limits=Limits(memory=100 * 2**20, time=60)))
+        except SafeEvalError as e:
+            results.append(e)
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results == [10_000_000, 10_000_000]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.usefixtures("frequent_thread_switches")
+def test_a_run_that_allocates_and_frees_around_thread_switches_cannot_charge_its_memory_to_another() -> None:
+    outcome: dict[str, Any] = {}
+    ready = threading.Barrier(2)
+
+    def run(name: str, code: str, memory: int) -> None:
+        ready.wait()
+        try:
+            outcome[name] = safe_eval.safe_eval(code, limits=Limits(memory=memory, time=60, ops=10**9))
+        except SafeEvalError as e:
+            outcome[name] = e
+
+    # 80 MB held and dropped again and again: whoever samples while it is held sees it grow
+    pusher = "n = 0\nfor i in range(60):\n    x = [0] * 10_000_000\n    n += len(x)\n    del x\nn"
+    victim = "a = []\nfor i in range(200_000):\n    if i % 4000 == 0:\n        a.append([0] * 10_000)\nlen(a)"
+    threads = [threading.Thread(target=run, args=("pusher", pusher, 2**30)),
+               threading.Thread(target=run, args=("victim", victim, 60 * 2**20))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert outcome == {"pusher": 600_000_000, "victim": 50}
+
+
+@pytest.mark.timeout(120)
+def test_what_a_finished_run_announced_never_pays_for_a_later_runs_growth() -> None:
+    # the first run's 80 MB come and go; the second builds 90 MB from pieces too small to be
+    # announced and must meet its 60 MB limit all the same
+    ev = Evaluator(limits={"memory": 2**30, "time": 60, "ops": 10**9})
+    assert ev.eval("x = [0] * 10_000_000\nn = len(x)\ndel x\nn") == 10_000_000
+    with pytest.raises(MemoryLimit):
+        ev.eval("a = []\nfor i in range(11_000):\n    a.append([i] * 1_000)\nlen(a)",
+                limits={"memory": 60 * 2**20})
 
 
 @pytest.mark.timeout(120)
