@@ -313,6 +313,8 @@ FREE: dict[str, dict[str, str]] = {
         "__call__ __copy__ __deepcopy__ cache_clear cache_info":
             "calls what it wraps (ticks); the cache grows one entry per guest call",
     },
+    # ``cache_info()``'s namedtuple (the class is ``_CacheInfo``; it calls itself ``CacheInfo``)
+    "type:functools:_CacheInfo": {"__repr__": "the text of four ints"},
     "type:_hashlib:HASH": {"__repr__ copy digest hexdigest update": "a fixed-size digest; update "
                                                                     "hashes its data once (linear)"},
     "type:_blake2:blake2b": {"copy digest hexdigest": "a fixed-size digest"},

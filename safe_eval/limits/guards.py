@@ -422,6 +422,9 @@ def _priced_args(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tu
         if type(source) is int:
             _check_int_str(source.bit_length())
         elif type(source) is not str:
+            shown = shown_text(source)
+            if shown is not None:  # str(min): the builtin's text, as repr and f-strings give
+                return (shown,)
             price_text(source)
     return args
 
@@ -684,6 +687,34 @@ GUARDED_METHODS: dict[type, dict[str, Callable[..., Any]]] = {
 }
 for _cls, _slot in _CONSTRUCTOR_SLOTS.items():
     GUARDED_METHODS.setdefault(_cls, {})[_slot] = _constructor_slot(_cls, _slot)
+
+
+def _group_matcher(group: type, name: str) -> Callable[..., Any]:
+    """``BaseExceptionGroup.split``/``subgroup``: CPython's C code takes a predicate only when it
+    is a Python function, which a guest function is not (it is the interpreter's callable): a
+    guest function is handed over as one that calls it (its arguments enter through the guest
+    function's own call, as every host-to-guest call's do). Any other callable is refused by
+    CPython as under CPython."""
+    raw = getattr(group, name)
+
+    def matcher(self: Any, condition: Any, /) -> Any:
+        from safe_eval.interpreter.functions import Function
+
+        if type(condition) is Function:
+            guest = condition
+
+            def condition(exc: BaseException) -> Any:
+                return guest(exc)
+
+        return raw(self, condition)
+
+    matcher.__name__ = matcher.__qualname__ = name
+    return matcher
+
+
+if sys.version_info >= (3, 11):
+    _group: type = builtins.BaseExceptionGroup
+    GUARDED_METHODS[_group] = {name: _group_matcher(_group, name) for name in ("split", "subgroup")}
 _SLOT_GUARDS = frozenset(id(GUARDED_METHODS[c][n]) for c, n in _CONSTRUCTOR_SLOTS.items())
 
 

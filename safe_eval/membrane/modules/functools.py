@@ -59,6 +59,8 @@ def build() -> dict[str, Any]:
     from safe_eval.membrane.modules._hosttypes import allow
 
     allow(type(functools.lru_cache()(len)), ["cache_info", "cache_clear", "cache_parameters"])
+    # what ``cache_info()`` returns: a namedtuple of four ints
+    allow(functools._CacheInfo, ["hits", "misses", "maxsize", "currsize"])
     attrs = pick(functools, ["reduce", "partial", "lru_cache", "cache", "cmp_to_key"])
     attrs["cached_property"] = cached_property
     return attrs
