@@ -619,18 +619,18 @@ class ExprCompiler(CompilerBase):
 
         value = self.expr(node.value) if node.value else None
         switch = generators.yield_async if self.scope.is_async else generators.yield_value
-        return lambda f: switch(value(f) if value else None)
+        return lambda f: switch([value(f) if value else None])  # boxed: see generators.yield_value
 
     def e_YieldFrom(self, node: ast.YieldFrom) -> Ev:
         self._require_function(node, "yield")
         from safe_eval.interpreter import generators  # greenlet: loaded by the first generator
 
         value = self.expr(node.value)
-        return lambda f: generators.yield_from(value(f))
+        return lambda f: generators.yield_from([value(f)])
 
     def e_Await(self, node: ast.Await) -> Ev:
         self._require_function(node, "await", async_only=True)
         from safe_eval.interpreter import generators  # greenlet: loaded by the first generator
 
         value = self.expr(node.value)
-        return lambda f: generators.await_value(value(f))
+        return lambda f: generators.await_value([value(f)])

@@ -39,8 +39,9 @@ class Discarded(BaseException):
     so neither ``except`` nor ``finally`` (nor ``with``'s ``__exit__``) sees it."""
 
 
-def _identity(v: Any) -> Any:
-    return v
+def _unboxed(box: list[Any]) -> Any:
+    """``wait`` of a synchronous ``with``: the value itself (``await_value`` takes it boxed)."""
+    return box[0]
 _RAISED = "__safe_eval_raised__"
 
 
@@ -771,13 +772,13 @@ class StmtCompiler(CompilerBase):
         mgr_ev = self.expr(item.context_expr)
         store = self.store(item.optional_vars) if item.optional_vars is not None else None
         enter_name, exit_name = ("__aenter__", "__aexit__") if is_async else ("__enter__", "__exit__")
-        wait: Callable[[Any], Any]
+        wait: Callable[[list[Any]], Any]
         if is_async:
             from safe_eval.interpreter import generators
 
             wait = generators.await_value
         else:
-            wait = _identity
+            wait = _unboxed
 
         def with_(f: Frame) -> Any:
             mgr = mgr_ev(f)
@@ -787,7 +788,7 @@ class StmtCompiler(CompilerBase):
             except AttributeError:
                 proto = "asynchronous context manager" if is_async else "context manager"
                 raise TypeError(f"'{t.__name__}' object does not support the {proto} protocol") from None
-            v = wait(enter(mgr))
+            v = wait([enter(mgr)])
             if store is not None:
                 store(f, v)
             try:
@@ -796,10 +797,10 @@ class StmtCompiler(CompilerBase):
                 raise
             except BaseException as e:
                 ex = enter_guest(e)
-                if not wait(exit_(mgr, type(ex), ex, None)):
+                if not wait([exit_(mgr, type(ex), ex, None)]):
                     raise
                 return None
-            wait(exit_(mgr, None, None, None))
+            wait([exit_(mgr, None, None, None)])
             return r
         return with_
 
@@ -810,13 +811,13 @@ class StmtCompiler(CompilerBase):
         mgr_ev = self.expr(item.context_expr)
         store = self.store(item.optional_vars) if item.optional_vars is not None else None
         names = ("__aenter__", "__aexit__") if is_async else ("__enter__", "__exit__")
-        wait: Callable[[Any], Any]
+        wait: Callable[[list[Any]], Any]
         if is_async:
             from safe_eval.interpreter import generators
 
             wait = generators.await_value
         else:
-            wait = _identity
+            wait = _unboxed
 
         def with_parked(f: Frame) -> Any:
             k = len(f)  # f[k]: the manager, f[k + 1]: its __enter__, f[k + 2]: its __exit__
@@ -824,19 +825,19 @@ class StmtCompiler(CompilerBase):
                 f.append(mgr_ev(f))
                 f.extend(_manager_methods(f[k], names, is_async))
                 if store is not None:
-                    store(f, wait(f[k + 1](f[k])))
+                    store(f, wait([f[k + 1](f[k])]))
                 else:
-                    wait(f[k + 1](f[k]))
+                    wait([f[k + 1](f[k])])
                 try:
                     r = body(f)
                 except _NOT_CATCHABLE:
                     raise
                 except BaseException as e:
                     ex = enter_guest(e)
-                    if not wait(f[k + 2](f[k], type(ex), ex, None)):
+                    if not wait([f[k + 2](f[k], type(ex), ex, None)]):
                         raise
                     return None
-                wait(f[k + 2](f[k], None, None, None))
+                wait([f[k + 2](f[k], None, None, None)])
                 return r
             finally:
                 del f[k:]

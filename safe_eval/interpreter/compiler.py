@@ -347,6 +347,11 @@ class Compiler(SuspensionCompiler, ExprCompiler, StmtCompiler, MatchCompiler):
 
             def emit(fr: Frame, acc: Any) -> None:
                 acc(k(fr), v(fr))
+        elif isinstance(node, ast.GeneratorExp):
+            elt = self.expr(node.elt)
+
+            def emit(fr: Frame, acc: Any) -> None:
+                acc([elt(fr)])  # a yield: boxed (see generators.yield_value)
         else:
             elt = self.expr(node.elt)
 

@@ -74,17 +74,20 @@ def _guest_greenlet() -> _GuestGreenlet:
     return g
 
 
-def yield_value(v: Any) -> Any:
+# The suspending calls below take what they pass in a one-item list they empty (a *box*), never
+# as an argument: an argument stays on the calling host frame's value stack until the call
+# returns, and on CPython 3.10 the collector does not see the value stack of a frame that is
+# executing (every host frame of a suspended body is), so a yielded or awaited value leading
+# back to the run would keep it alive. The caller's stack then holds only the empty list.
+def yield_value(box: list[Any]) -> Any:
     g = _guest_greenlet()
-    g.out = v
-    del v  # the suspended frame keeps nothing the guest could make lead back to its run
+    g.out = box.pop()  # the suspended frames keep nothing the guest could make lead back to its run
     return g.parent.switch(_YIELDED)
 
 
-def yield_async(v: Any) -> Any:
+def yield_async(box: list[Any]) -> Any:
     g = _guest_greenlet()
-    g.out = _AsyncYield(v)
-    del v
+    g.out = _AsyncYield(box.pop())
     return g.parent.switch(_YIELDED)
 
 
@@ -468,7 +471,7 @@ def _delegate(box: list[Any]) -> Any:
             return s.value
         while True:
             try:
-                f.append(yield_value(f.pop()))
+                f.append(yield_value([f.pop()]))
             except (GreenletExit, SafeEvalError, Discarded):
                 raise
             except GeneratorExit:
@@ -499,17 +502,20 @@ def _step(f: list[Any], k: int) -> Any:
     return next(f[k]) if v is None or send is None else send(v)
 
 
-def yield_from(value: Any) -> Any:
+def yield_from(box: list[Any]) -> Any:
+    """``yield from box[0]`` (in a box: see ``yield_value``)."""
+    value = box[0]
     if isinstance(value, GuestCoroutine):
         raise TypeError("cannot 'yield from' a coroutine object in a non-coroutine generator")
-    box = [value if isinstance(value, GuestGenerator) else iter(value)]
+    if not isinstance(value, GuestGenerator):
+        box[0] = iter(value)
     del value  # no local of a suspended body's host frames keeps what it delegates to
     return _delegate(box)
 
 
-def await_value(aw: Any) -> Any:
-    box = [_awaiting_iterator(aw)]
-    del aw
+def await_value(box: list[Any]) -> Any:
+    """``await box[0]`` (in a box: see ``yield_value``)."""
+    box[0] = _awaiting_iterator(box[0])
     return _delegate(box)
 
 
@@ -543,7 +549,7 @@ def anext_onto(f: list[Any], k: int) -> bool:
     """Await the next item of the asynchronous iterator at ``f[k]`` onto ``f``'s tail; False
     once it is exhausted. (``async for`` in a body whose frame is parked: see ``suspension``.)"""
     try:
-        f.append(await_value(_anext_of(f[k])))
+        f.append(await_value([_anext_of(f[k])]))
     except StopAsyncIteration:
         return False
     return True
@@ -558,7 +564,7 @@ def async_iterate(obj: Any) -> Iterator[Any]:
     def gen() -> Iterator[Any]:
         while True:
             try:
-                v = await_value(anext(ait))
+                v = await_value([anext(ait)])
             except StopAsyncIteration:
                 return
             yield v
