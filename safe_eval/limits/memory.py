@@ -145,9 +145,12 @@ def leave(budget: Budget) -> None:
     global _last
     if _last >= 0:
         now = rss()
-        if _announced:
-            _settle(budget, now - _last)
+        delta = now - _last
         _last = now
+        if _announced:
+            delta = _settle(budget, delta)
+        # kept by the run's budget: a decoded function's later calls draw on it again
+        budget.charge_growth(delta)
     _announced.pop(budget, None)
 
 

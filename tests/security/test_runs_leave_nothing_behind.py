@@ -223,7 +223,6 @@ def test_a_generator_dropped_by_a_host_call_on_another_thread_never_cleans_up_la
 
 def test_a_generator_left_suspended_at_interpreter_shutdown_runs_no_guest_code(tmp_path: Any) -> None:
     import subprocess
-    import sys
 
     script = tmp_path / "host.py"
     script.write_text(
