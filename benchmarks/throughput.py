@@ -1,6 +1,6 @@
 """Batch throughput: HumanEval's 164 reference solutions with their tests, repeated.
 
-    python -m benchmarks.throughput [--repeat 20] [--workers N] [--no-ray]
+    python -m benchmarks.throughput [--repeat 20] [--workers N] [--no-ray] [--problems K]
 
 Rows, each over the same ``164 x repeat`` jobs (default 3280), in jobs per second:
 
@@ -33,8 +33,9 @@ DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "humaneval" /
 LIMITS = {"time": 60.0}
 
 
-def programs() -> list[str]:
-    problems = [json.loads(line) for line in gzip.open(DATA, "rt")]
+def programs(count: int | None = None) -> list[str]:
+    """The first ``count`` problems (all 164 when None), each a program that returns 'ok'."""
+    problems = [json.loads(line) for line in gzip.open(DATA, "rt")][:count]
     return [p["prompt"] + p["canonical_solution"] + "\n" + p["test"] + f"\ncheck({p['entry_point']})\n'ok'\n"
             for p in problems]
 
@@ -73,8 +74,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeat", type=int, default=20, help="copies of the 164 programs (default 20)")
     parser.add_argument("--workers", type=int, default=default_workers(), help="pool size (default: cores)")
     parser.add_argument("--no-ray", action="store_true", help="skip the Ray row")
+    parser.add_argument("--problems", type=int, default=None, metavar="K",
+                        help="only the first K problems (a smoke run; default all 164)")
     args = parser.parse_args(argv)
-    jobs = programs() * args.repeat
+    jobs = programs(args.problems) * args.repeat
     rows: list[tuple[str, float]] = [("one process", one_process(jobs))]
     with LocalPool(1) as pool:
         rows.append(("local pool, 1 worker", batch(jobs, pool)))
@@ -95,7 +98,8 @@ def main(argv: list[str] | None = None) -> None:
             finally:
                 ray.shutdown()
     base, single = rows[0][1], rows[1][1]
-    print(f"{len(jobs)} jobs (HumanEval x {args.repeat}), {default_workers()} cores\n")
+    which = "HumanEval" if args.problems is None else f"HumanEval[:{args.problems}]"
+    print(f"{len(jobs)} jobs ({which} x {args.repeat}), {default_workers()} cores\n")
     print("| executor | jobs/s | vs one process | vs 1-worker pool |")
     print("|---|---|---|---|")
     for name, rate in rows:

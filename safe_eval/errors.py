@@ -30,7 +30,8 @@ Every error renders for people and for machines, and reads as feedback a model c
 - ``err.render()``: the message with the source line and a caret under the place (a guest
   traceback for ``GuestError``, every diagnostic for ``PolicyViolation``);
 - ``err.to_dict()``: a JSON-able dict. Every error has the keys ``error`` (the class name),
-  ``message``, ``filename``, ``line`` and ``col`` (1-based; ``None`` when unknown); classes add
+  ``message``, ``filename``, ``line`` and ``col`` (1-based; ``None`` when unknown) and
+  ``stdout`` (what the guest printed before the error, "" when nothing); classes add
   their own: ``diagnostics`` (``PolicyViolation``), ``type``, ``traceback`` and ``cause``
   (``GuestError``), ``limit``, ``value`` and ``reached`` (``LimitExceeded``), ``signal``,
   ``exit_code`` and ``stderr`` (``SandboxCrashed``).
@@ -139,8 +140,11 @@ class SafeEvalError(Exception):
                           *_caret(self.source_line, self.col)])
 
     def to_dict(self) -> dict[str, Any]:
+        """A JSON-able dict with the keys every error has: ``error`` (the class name),
+        ``message``, ``filename``, ``line``, ``col`` (None when unknown) and ``stdout`` (what
+        the guest printed before the error, "" when nothing); subclasses add their own keys."""
         return {"error": type(self).__name__, "message": str(self), "filename": self.filename,
-                "line": self.line, "col": self.col}
+                "line": self.line, "col": self.col, "stdout": self.stdout}
 
 
 class PolicyViolation(SafeEvalError):

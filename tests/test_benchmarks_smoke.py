@@ -136,3 +136,19 @@ def test_every_program_case_runs_under_cpython(case) -> None:
 
     run = CPythonContender().prepare(case)
     assert run(0) is not None and run(1) == run(0)
+
+
+def test_throughput_runs_on_a_few_problems_and_prints_its_table() -> None:
+    # three problems once, a 2-worker pool, no Ray: the rows and their shape, never the rates
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.throughput", "--repeat", "1", "--problems", "3",
+                           "--workers", "2", "--no-ray"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.startswith("3 jobs (HumanEval[:3] x 1), ")
+    rows = _table_rows(proc.stdout, "| executor |")
+    assert rows.pop("__header__") == ["jobs/s", "vs one process", "vs 1-worker pool"]
+    assert list(rows) == ["one process", "local pool, 1 worker", "local pool, 2 workers"]
+    for name, (rate, vs_one, vs_single) in rows.items():
+        assert re.fullmatch(r"\d+\.\d", rate) and float(rate) > 0, (name, rate)
+        assert re.fullmatch(r"\d+\.\d\dx", vs_one) and re.fullmatch(r"\d+\.\d\dx", vs_single), name
+    assert (rows["one process"][1], rows["local pool, 1 worker"][2]) == ("1.00x", "1.00x")

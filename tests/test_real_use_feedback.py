@@ -235,9 +235,18 @@ def test_every_error_has_render_and_a_json_able_to_dict_with_the_stable_keys(nam
     err = _every_error()[name]
     data = err.to_dict()
     assert json.loads(json.dumps(data)) == data
-    assert {"error", "message", "filename", "line", "col"} <= set(data)
-    assert data["error"] == name
+    assert {"error", "message", "filename", "line", "col", "stdout"} <= set(data)
+    assert (data["error"], data["stdout"]) == (name, "")
+    err.stdout = "step 1 done\n"  # what a run sets on the error it raises
+    assert err.to_dict()["stdout"] == "step 1 done\n"
     assert isinstance(err.render(), str) and err.render()
+
+
+def test_to_dict_of_a_failed_run_carries_what_it_printed_before_the_error() -> None:
+    with pytest.raises(GuestError) as info:
+        safe_eval('print("step 1 done")\n1/0')
+    data = info.value.to_dict()
+    assert (data["stdout"], data["type"], data["line"]) == ("step 1 done\n", "ZeroDivisionError", 2)
 
 
 def test_a_policy_error_renders_its_line_and_caret() -> None:

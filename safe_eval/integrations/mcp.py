@@ -18,9 +18,10 @@ The sandbox is chosen by whoever starts the server (``--sandbox``, or ``SAFE_EVA
 never by a tool argument: the model on the other side of the protocol cannot lower it, and
 ``run_python_code`` keeps mcp-run-python's schema.
 
-Divergences from mcp-run-python, by design: no package installation (``dependencies``), the
-curated standard library only, no top-level ``await`` (an async ``main()`` run with
-``asyncio.run`` works), limits from the policy.
+Top-level ``await`` works as in mcp-run-python (the module then runs as a coroutine; so does
+``async with``/``async for`` at top level). Divergences from mcp-run-python, by design: no
+package installation (``dependencies``), the curated standard library only, limits from the
+policy.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@
     report.ok          # no errors
     report.errors      # PolicyError each, with line and column (the parser stops at the first;
                        # each statement is then parsed alone to find the others)
-    report.warnings    # a rule an earlier `(*)` rule of the same file shadows: it never decides
+    report.warnings    # a rule an earlier rule of the same file covers (``coverage.covering``):
+                       # it never decides, or an allow decides first what a deny is meant for
     report.policy      # the Policy (None when there is an error)
 
 Statements start with a keyword at the start of a line (``policy``, ``extends``, ``imports``,
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from safe_eval.errors import PolicyError
+from safe_eval.policy.coverage import covering
 from safe_eval.policy.dsl import parse_policy
 from safe_eval.policy.model import Policy
 from safe_eval.policy.rules import ToolRule
@@ -109,8 +111,8 @@ def _with_line(error: PolicyError, lines: list[str]) -> PolicyError:
 
 
 def _shadowed(statements: list[tuple[int, str]], filename: str) -> list[str]:
-    """A warning for each rule after a ``(*)`` rule whose tool pattern covers its own: the
-    first matching rule decides, so the later one never does."""
+    """A warning for each rule an earlier rule of the same file covers (the first matching
+    rule decides): the first such earlier rule is named."""
     rules: list[tuple[int, ToolRule]] = []
     for start, statement in statements:
         if statement.lstrip().startswith(("allow", "deny")):
@@ -121,8 +123,16 @@ def _shadowed(statements: list[tuple[int, str]], filename: str) -> list[str]:
     out = []
     for index, (line, rule) in enumerate(rules):
         for earlier_line, earlier in rules[:index]:
-            if earlier.args is None and earlier.glob.fullmatch(rule.tool):
-                out.append(f"{filename}:{line}:1: warning: `{rule.render()}` never decides: "
-                           f"`{earlier.render()}` (line {earlier_line}) matches every call it matches")
-                break
+            how = covering(earlier, rule)
+            if how is None:
+                continue
+            where = f"{filename}:{line}:1: warning: `{rule.render()}`"
+            if how == "never":
+                out.append(f"{where} never decides: `{earlier.render()}` (line {earlier_line}) "
+                           "matches every call it matches")
+            else:
+                out.append(f"{where} is shadowed: `{earlier.render()}` (line {earlier_line}) "
+                           "matches first, and allows, every call it is meant to deny "
+                           "(plain values for the arguments it names)")
+            break
     return out

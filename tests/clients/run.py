@@ -2,6 +2,7 @@
 
     python tests/clients/run.py smolagents       [--src DIR] [--venv DIR] [--python PY]
     python tests/clients/run.py mcp-run-python   [--src DIR] [--venv DIR] [--python PY]
+    ... [--tests ID ...] [--no-install]          some tests only; a virtualenv used as it is
 
 One command on a fresh machine: it makes a virtualenv (``--venv``, default
 ``.venv-clients-<framework>``), installs safe-eval with the framework's extra, the pinned
@@ -10,6 +11,10 @@ of the tag, or ``--src`` for a checkout you already have), then runs the selecte
 stock, and with the pytest plugin in this directory that swaps in safe-eval
 (``patch_smolagents.py``, ``patch_mcp_run_python.py``). It prints both counts and the tests
 that fail only with safe-eval. Exit status 0 when it ran (the counts are the result).
+
+``--tests`` runs the given test ids instead of the selection below (one test re-measured);
+``--no-install`` takes ``--venv`` as it is (no pip, no network: it must already hold the pinned
+framework). safe-eval is imported from this checkout either way (it comes first on PYTHONPATH).
 
 Selections (what issue 14 asks for):
 - smolagents v1.26.0: ``TestLocalPythonExecutor`` (test_local_python_executor.py) and
@@ -77,7 +82,7 @@ def fetch_tests(spec: dict[str, object], src: str | None) -> Path:
 def run_tests(py: Path, src: Path, tests: list[str], plugin: str | None) -> dict[str, str]:
     """{test id: outcome} from one pytest run (outcomes: passed, failed, error, skipped)."""
     report = Path(tempfile.mkdtemp()) / "report.xml"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), str(src)]))}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(HERE), str(PROJECT), str(src)]))}
     cmd = [str(py), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "addopts=", f"--junitxml={report}",
            "-o", "timeout=120", *tests]
     if plugin:
@@ -104,12 +109,14 @@ def main() -> int:
     parser.add_argument("--src", help="a checkout of the framework at the pinned tag (default: git clone)")
     parser.add_argument("--venv", help="the virtualenv to use or make (default: .venv-clients-FRAMEWORK)")
     parser.add_argument("--python", default=sys.executable, help="the Python to make the virtualenv with")
+    parser.add_argument("--tests", nargs="+", metavar="ID", help="these test ids instead of the selection")
+    parser.add_argument("--no-install", action="store_true", help="use --venv as it is (no pip install)")
     args = parser.parse_args()
     spec = FRAMEWORKS[args.framework]
     venv = Path(args.venv or PROJECT / f".venv-clients-{args.framework}")
-    py = prepare_venv(venv, args.python, spec)
+    py = venv / "bin" / "python" if args.no_install else prepare_venv(venv, args.python, spec)
     src = fetch_tests(spec, args.src)
-    tests: list[str] = spec["tests"]  # type: ignore[assignment]
+    tests: list[str] = args.tests or spec["tests"]
     stock = run_tests(py, src, tests, None)
     ours = run_tests(py, src, tests, str(spec["plugin"]))
     print(f"\n{args.framework} {spec['tag']} ({' '.join(tests)})")

@@ -41,9 +41,14 @@ def evaluator() -> Evaluator:
         ("class P:\n    def __repr__(self):\n        return 'P()'\n{'k': P()}", {},
          {"status": "success", "output": [], "return_value": {"k": "P()"}}),
         ("float('nan')", {}, {"status": "success", "output": [], "return_value": "nan"}),
+        # top-level await, as mcp-run-python allows it: the module runs as a coroutine
+        ("import asyncio\nasync def f(n):\n    await asyncio.sleep(0)\n    return n * 2\n"
+         "print(await f(1))\nawait asyncio.gather(f(2), f(3))", {},
+         {"status": "success", "output": ["2"], "return_value": [4, 6]}),
     ],
     ids=["return-value", "return-string", "print", "global-variable", "two-globals", "print-a-global-dict",
-         "containers-become-json", "other-objects-become-their-repr", "non-finite-float-is-its-repr"],
+         "containers-become-json", "other-objects-become-their-repr", "non-finite-float-is-its-repr",
+         "top-level-await"],
 )
 def test_run_python_code_returns_mcp_run_python_result_shape(code, variables, expected):
     assert run_python_code(evaluator(), code, variables) == expected
