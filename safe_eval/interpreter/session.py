@@ -86,7 +86,10 @@ def run_guarded(
                 err = to_api_error(e)
                 break
             except (watchdog.WatchdogTimeLimit, watchdog.WatchdogMemoryLimit) as late:
-                e = late
+                # a limit already on its way out keeps its own line (the watchdog can fire the
+                # same overrun again while ``back_in_run``'s raise is converted)
+                if not isinstance(e, LimitExceeded):
+                    e = late
         if isinstance(err, MemoryLimit):
             released = True
         if not isinstance(err, SafeEvalError):
