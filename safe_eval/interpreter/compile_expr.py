@@ -458,7 +458,8 @@ class ExprCompiler(CompilerBase):
             return self._zero_arg_super(node)
         if isinstance(node.func, ast.Name) and node.func.id == "dir" and not node.args and not node.keywords:
             return self._zero_arg_dir()
-        fn = self._callee_attribute(node.func) if isinstance(node.func, ast.Attribute) else self.expr(node.func)
+        func = node.func
+        fn = self._callee_attribute(func) if isinstance(func, ast.Attribute) else self.expr(func)
         simple = not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args)
         if simple:
             if len(node.args) == 1 and self._global_callee(node.func):

@@ -10,10 +10,10 @@ from typing import Any
 from safe_eval.errors import InternalError
 from safe_eval.interpreter.compile_base import CompilerBase
 from safe_eval.interpreter.compile_expr import get_attr
-from safe_eval.membrane import method_value
 from safe_eval.interpreter.runtime import Frame
 from safe_eval.interpreter.suspension import parks_frame, suspends
 from safe_eval.limits.iteration import drain, metered
+from safe_eval.membrane import method_value
 
 __all__ = ["MatchCompiler"]
 

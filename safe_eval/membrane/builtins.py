@@ -32,8 +32,8 @@ from safe_eval.limits.guards import GUARDED_BUILTINS, g_text, recursion_guard, s
 from safe_eval.membrane.admission import register_guest_visible
 from safe_eval.membrane.allowlists import GUEST_INSTANCE_DUNDERS, GUEST_TYPE_DUNDERS
 from safe_eval.membrane.attributes import del_attr, get_attr, readable, set_attr
-from safe_eval.membrane.stored import method_value
 from safe_eval.membrane.crossing import format_value
+from safe_eval.membrane.stored import method_value
 from safe_eval.membrane.typeview import GUARDED_TYPE
 
 __all__ = ["BUILTINS", "builtin_names"]

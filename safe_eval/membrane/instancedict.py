@@ -42,7 +42,7 @@ class InstanceDict:
         self._check(key)
         return key
 
-    # -- reading: the dict's own answers (what the guest stored, ``unwrap``) ----------------------------------------------------
+    # -- reading: the dict's own answers (what the guest stored: ``unwrap``) -------------------
     def __getitem__(self, key: object) -> Any:
         return unwrap(self._d[key])  # type: ignore[index]
 

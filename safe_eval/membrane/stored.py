@@ -40,6 +40,7 @@ from safe_eval.interpreter.identity import is_guest_class
 from safe_eval.membrane import crossing
 from safe_eval.membrane.admission import register_membrane_type
 from safe_eval.membrane.allowlists import PLAIN_SCALARS
+from safe_eval.membrane.proxies import Tool
 
 __all__ = ["DeepcopyHook", "EnteringCall", "GuestGetattr", "class_value", "getattr_gate", "method_value",
            "register_priced_method_type", "stored_value", "unwrap"]
@@ -118,17 +119,19 @@ class GuestGetattr:
             # CPython's slot asks for it: host code (or a host C routine of the run) looking up
             # a dunder or protocol name; the guest's own reads come through ``getattr_gate``
             raise AttributeError(f"'{type(obj).__name__}' object has no attribute {name!r}")
-        if current_context() is not None:
-            return self.bound(obj)(name)
         try:
             return self.bound(obj)(name)
         except GuestError:
-            # a host asked for an attribute: whatever the guest raised, it is missing
+            # raised only outside the guest's run (``session.call_in_run``): a host asked for an
+            # attribute, and whatever the guest raised, it is missing
             raise AttributeError(f"'{type(obj).__name__}' object has no attribute {name!r}") from None
 
     def bound(self, obj: Any) -> Any:
         """The guest's ``__getattr__`` bound to ``obj`` as CPython binds a class attribute."""
         return _bind(self.func, obj)
+
+    def __repr__(self) -> str:
+        return repr(self.func)
 
 
 def _bind(func: Any, obj: Any) -> Any:
@@ -162,9 +165,6 @@ class DeepcopyHook:
     def __repr__(self) -> str:
         return repr(self.func)
 
-    def __repr__(self) -> str:
-        return repr(self.func)
-
 
 def _register_views() -> None:
     from safe_eval.membrane.typeview import register_type_view
@@ -189,7 +189,7 @@ def _needs_door(value: Any) -> bool:
         return False
     if tp is DeepcopyHook:
         return False
-    if is_guest_class(tp) or tp is crossing.Tool:
+    if is_guest_class(tp) or tp is Tool:
         # a guest object's call is its class's ``__call__`` (a guest function or a door);
         # a tool's call goes through the policy with plain copies
         return False
@@ -224,7 +224,8 @@ def class_value(key: object, value: Any) -> Any:
         parts = (value.fget, value.fset, value.fdel)
         if not any(p is not None and _needs_door(p) for p in parts):
             return value
-        return property(*(None if p is None else stored_value(p) for p in parts), value.__doc__)
+        fget, fset, fdel = (None if p is None else stored_value(p) for p in parts)
+        return property(fget, fset, fdel, value.__doc__)
     return stored_value(value)
 
 
