@@ -156,6 +156,10 @@ LEFT_FOR_THE_HOST: dict[str, tuple[str, Any]] = {
     "handler_set_add": ("handlers = [bag.add]", lambda ns, v: ns["handlers"][0](v)),
     "handler_list_insert": ("handlers = [inbox.insert]", lambda ns, v: ns["handlers"][0](0, v)),
     "handler_partial": ("handlers = [functools.partial(inbox.append)]", lambda ns, v: ns["handlers"][0](v)),
+    "handler_partial_of_unbound_append": ("handlers = [functools.partial(list.append, inbox)]",
+                                          lambda ns, v: ns["handlers"][0](v)),
+    "handler_partial_of_setitem": ("handlers = [functools.partial(operator.setitem, box, 'k')]",
+                                   lambda ns, v: ns["handlers"][0](v)),
     "handler_lru_cache": ("handlers = [functools.lru_cache(inbox.append)]", lambda ns, v: ns["handlers"][0](v)),
 }
 
