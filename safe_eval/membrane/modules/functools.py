@@ -6,8 +6,8 @@ with the guest's rights. ``reduce``, ``lru_cache``, ``cache`` and ``cmp_to_key``
 C implementations: leaves that only call the callable they were handed (a guest call, under the
 budget) and hash/compare arguments as any dict would; ``partial`` is the C one with a call that
 enters its arguments first (a partial is handed to host code, which calls it with its own).
-``cached_property`` is a host descriptor that only works on instances of guest classes. Left out: ``singledispatch``
-(it evaluates annotations with ``get_type_hints``) and ``partialmethod``.
+``cached_property`` is a host descriptor that only works on instances of guest classes. Left
+out: ``singledispatch`` (it evaluates annotations with ``get_type_hints``) and ``partialmethod``.
 
 One namespace per evaluation (``PER_RUN``): the guest-stdlib functions are not shared.
 """
