@@ -130,9 +130,10 @@ def _store(ns: Any, name: str, key: str, value: Any) -> None:
         return
     try:
         ns[key] = stored
-    except Exception:  # a metaclass namespace that refuses a second binding (enum's)
-        raise TypeError(f"class {name} may not define {key} in safe-eval: a host callable there would be "
-                        "called by host code with host arguments; define a function instead") from None
+    except (TypeError, ValueError):
+        # enum's namespace: the name is a member already, its value member data (``E.f.value``),
+        # not a class attribute a slot or a by-name call reaches
+        pass
 
 
 def _resolve_bases(bases: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ...] | None]:
