@@ -233,20 +233,22 @@ def method_value(value: Any) -> Any:
     """A method read as a value (not called at once): a C or host method bound to data that
     can change (a list's ``append``, a dict's ``__setitem__``) behind a door; anything else as
     it is."""
+    return EnteringCall(value) if _storing_method(value) else value
+
+
+def _storing_method(value: Any) -> bool:
     tp = type(value)
     if tp is _BUILTIN_METHOD or tp is _METHOD_WRAPPER:
         owner = value.__self__
     elif tp is _MethodType:
         if type(value.__func__) is _function_type():
-            return value
+            return False
         owner = value.__self__
     elif tp in _PRICED_METHODS:
         owner = value._self
     else:
-        return value
-    if type(owner) in _IMMUTABLE or owner is None or isinstance(owner, types.ModuleType | type):
-        return value
-    return EnteringCall(value)
+        return False
+    return not (type(owner) in _IMMUTABLE or owner is None or isinstance(owner, types.ModuleType | type))
 
 
 # the membrane's priced bound methods (``attributes._BoundMethod``: ``deque.extend``), by type
@@ -260,10 +262,11 @@ def register_priced_method_type(cls: type) -> type:
 
 
 def unwrap(value: Any) -> Any:
-    """What the guest stored, for the guest's own reads."""
+    """What the guest stored, for the guest's own reads; a method bound to data that can
+    change stays behind its door (``method_value``: the guest may hand the value on)."""
     tp = type(value)
     if tp is EnteringCall:
-        return value.raw
+        return value if _storing_method(value.raw) else value.raw
     if tp is GuestGetattr or tp is DeepcopyHook:
         return unwrap(value.func)
     if tp is _MethodType and type(value.__func__) in _GATES:

@@ -214,3 +214,13 @@ def test_a_method_captured_by_a_match_class_pattern_is_a_value_too() -> None:
                    "def probe():\n    return [kind(v) for v in inbox]\n")
     ns["handler"](os)
     assert ns["probe"]() == ["Refused"]
+
+
+def test_a_stored_c_method_read_back_and_handed_on_stays_behind_its_door() -> None:
+    ns = safe_exec(KIND + "inbox = []\nclass O:\n    pass\no = O()\no.on_event = inbox.append\n"
+                   "handlers = [vars(o)['on_event'], vars(o).get('on_event'), o.on_event,\n"
+                   "            getattr(o, 'on_event'), *vars(o).values()]\n"
+                   "def probe():\n    return [kind(v) for v in inbox]\n")
+    for handler in ns["handlers"]:
+        handler(os)
+    assert ns["probe"]() == ["Refused"] * 5
