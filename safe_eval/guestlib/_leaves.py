@@ -87,13 +87,13 @@ def field_values(obj: object, names: object) -> tuple[Any, ...]:
     """``(obj.a, obj.b, ...)`` read exactly as guest code reads them: the membrane's guarded
     ``get_attr`` (so a host object or a wrapper shows only what the guest may see), one
     operation charged per name. The comparison and hash of every dataclass go through here."""
-    from safe_eval.membrane import get_attr, method_value
+    from safe_eval.membrane import get_attr
     from safe_eval.membrane.modules._util import charge
 
     if type(names) is not tuple:
         raise TypeError("field_values() takes a tuple of names")
     charge(len(names))
-    return tuple([method_value(get_attr(obj, name)) for name in names])  # values (membrane/stored.py)
+    return tuple([get_attr(obj, name) for name in names])
 
 
 def field_pair(obj: object, other: object, names: object) -> tuple[tuple[Any, ...], tuple[Any, ...]] | None:

@@ -193,9 +193,10 @@ def test_host_deepcopy_never_hands_its_memo_to_a_guest_hook() -> None:
     # a hook keeping the memo would read them raw later
     ns = safe_exec("sink = []\nclass R:\n    def __deepcopy__(self, memo):\n        sink.append(memo)\n"
                    "        return self\nr = R()\ns = R()\ns.__deepcopy__ = sink.append\n"
+                   "t = R()\nobject.__setattr__(t, '__deepcopy__', sink.append)\n"
                    "def probe():\n    return [sorted(type(v).__name__ for v in m.values()) for m in sink]\n")
-    copy.deepcopy([ns["r"], eval, os.system, ns["s"], object()])
-    assert ns["probe"]() == [[], []]
+    copy.deepcopy([ns["r"], eval, os.system, ns["s"], object(), ns["t"], [1]])
+    assert ns["probe"]() == [[], [], []]
 
 
 def test_guest_code_still_sees_the_callables_it_stored() -> None:
