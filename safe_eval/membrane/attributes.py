@@ -201,6 +201,8 @@ def _unhook(value: Any) -> Any:
 _EXIT_CONTAINERS = (list, tuple, frozenset, set, dict)
 _BUILTIN_METHOD = types.BuiltinMethodType
 _DATA_OWNERS = PLAIN_SCALARS | {list, dict, set, frozenset, tuple, bytearray}
+_METHOD = types.MethodType
+_GATES = (GuestGetattr, DeepcopyHook)  # class-dict gates binding as methods (stored.py)
 
 
 def _exit(value: Any, obj: object, name: str, depth: int = 0) -> Any:
@@ -210,7 +212,8 @@ def _exit(value: Any, obj: object, name: str, depth: int = 0) -> Any:
     tp = type(value)
     if tp in PLAIN_SCALARS:
         return value
-    if tp is EnteringCall or tp is GuestGetattr or tp is DeepcopyHook or tp is types.MethodType:
+    if tp is EnteringCall or tp is GuestGetattr or tp is DeepcopyHook or (
+            tp is _METHOD and type(value.__func__) in _GATES):
         # what the guest stored behind a door (stored.py): the guest reads its own value
         value = unwrap(value)
         tp = type(value)
