@@ -705,7 +705,11 @@ def set_attr(obj: object, name: str, value: object) -> None:
     name = _check_name(name)
     if _writable_target(obj):
         _check_guest_write(type(obj), name, obj, value)
-        setattr(obj, name, _stored(obj, name, value))
+        if isinstance(obj, type):
+            value = class_value(name, value)  # a slot or by-name call reaches it (stored.py)
+        elif type(value) not in PLAIN_SCALARS and callable(value):
+            value = stored_value(value, name)  # host code may call it by name (stored.py)
+        setattr(obj, name, value)
         return
     hook = getattr(type(obj), "__safe_eval_setattr__", None)
     if hook is not None and not isinstance(obj, type):

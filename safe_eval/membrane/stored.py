@@ -67,6 +67,12 @@ class EnteringCall:
         self.raw = raw
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs:
+            for a in args:
+                if type(a) not in PLAIN_SCALARS:
+                    break
+            else:  # plain scalars cross as they are: the common guest call (``ap(i)``)
+                return self.raw(*args)
         ctx = current_context()
         args, kw = crossing.enter_call_args(args, kwargs or None, None if ctx is None else ctx.policy)
         return self.raw(*args, **kw) if kw else self.raw(*args)
