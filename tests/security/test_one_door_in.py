@@ -225,3 +225,10 @@ def test_a_stored_c_method_read_back_and_handed_on_stays_behind_its_door() -> No
     for handler in ns["handlers"]:
         handler(os)
     assert ns["probe"]() == ["Refused"] * 5
+
+
+def test_an_enum_member_whose_value_is_a_host_callable_stays_a_member() -> None:
+    # enum's namespace refuses a second binding of a member name: the value is member data
+    # (``E.f.value``), not a class attribute a slot or a by-name call reaches, so it is kept
+    code = "import enum\nclass E(enum.Enum):\n    A = 1\n    f = len\n([m.name for m in E], E.f.value is len)"
+    assert safe_eval(code) == (["A", "f"], True)
