@@ -380,6 +380,7 @@ def _guest_made(fn: Any) -> bool:
     import types
 
     from safe_eval.interpreter.identity import is_guest_class, is_guest_object
+    from safe_eval.membrane.modules.functools import partial as guest_partial
 
     for _ in range(8):  # wrappers of wrappers, bounded
         kind = type(fn)
@@ -387,7 +388,7 @@ def _guest_made(fn: Any) -> bool:
             return True
         if kind is types.MethodType:
             fn = fn.__func__
-        elif kind is functools.partial:
+        elif kind is functools.partial or kind is guest_partial:  # the guest's (curated) partial
             fn = fn.func
         elif kind is functools._lru_cache_wrapper:
             fn = fn.__wrapped__

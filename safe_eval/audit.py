@@ -14,7 +14,9 @@
 
 ``report(hook, event)`` is the one place both are told. A log record shows the arguments the
 policy decided on, which are plain copies (``policy/plain.py``), through ``reprlib`` so a huge
-argument costs a bounded repr; no guest code runs to log.
+argument costs a bounded repr. No guest code runs to log: a value kept as it is (a guest object
+where the rule places no condition, or a container holding one) is shown by its type name, never
+by its ``__repr__``, which would run while the watchdog is paused for the tool call.
 """
 
 from __future__ import annotations
@@ -34,7 +36,22 @@ __all__ = ["LOGGER", "Refusal", "report"]
 LOGGER = logging.getLogger("safe_eval")
 LOGGER.addHandler(logging.NullHandler())
 
-_SHORT = reprlib.Repr()
+# exact types whose repr is C code of the type itself (containers: reprlib walks their items)
+_SHOWN_AS_THEY_ARE = frozenset({str, bytes, int, float, complex, bool, type(None),
+                                list, tuple, dict, set, frozenset})
+
+
+class _Shown(reprlib.Repr):
+    """``reprlib`` that never calls a repr the guest could have written."""
+
+    def repr1(self, x: Any, level: int) -> str:
+        if type(x) in _SHOWN_AS_THEY_ARE:
+            return super().repr1(x, level)
+        name = type.__dict__["__name__"].__get__(type(x))  # the type's own field: no guest code
+        return f"<{name[:80]} object>"
+
+
+_SHORT = _Shown()
 _SHORT.maxstring = 80
 _SHORT.maxother = 80
 

@@ -30,6 +30,7 @@ from safe_eval.interpreter.identity import is_guest_class, register_guest_class
 from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
 from safe_eval.interpreter.tracebacks import CodeInfo
 from safe_eval.membrane.dunders import namespace_refusal
+from safe_eval.membrane.stored import class_value
 
 __all__ = ["ClassSpec", "allow_base_stand_in", "allow_class_keywords", "allow_subclassing", "build_class",
            "build_dynamic_class", "can_subclass", "is_guest_function"]
@@ -118,6 +119,21 @@ def _check_namespace(ns: Any, name: str) -> None:
         why = namespace_refusal(key, value)
         if why is not None:
             raise TypeError(f"class {name} may not define {key} in safe-eval: {why}")
+        _store(ns, name, key, value)
+
+
+def _store(ns: Any, name: str, key: str, value: Any) -> None:
+    """``ns[key]`` as the class may hold it: a callable host code could call with host
+    arguments (a type slot, an attribute read by name) behind the door (membrane/stored.py)."""
+    stored = class_value(key, value)
+    if stored is value:
+        return
+    try:
+        ns[key] = stored
+    except (TypeError, ValueError):
+        # enum's namespace: the name is a member already, its value member data (``E.f.value``),
+        # not a class attribute a slot or a by-name call reaches
+        pass
 
 
 def _resolve_bases(bases: tuple[Any, ...]) -> tuple[tuple[Any, ...], tuple[Any, ...] | None]:
@@ -210,10 +226,11 @@ def build_dynamic_class(name: Any, bases: Any, namespace: Any) -> type:
             raise TypeError(f"type.__new__() argument {i} must be {want.__name__}, not {got}")
     _check_bases(name, bases)
     ns = dict(namespace)  # an exact dict: copied with its stored hashes, no guest code runs
-    for key, value in ns.items():
+    for key, value in list(ns.items()):
         why = namespace_refusal(key, value)
         if why is not None:
             raise TypeError(f"class {name} may not define {key} in safe-eval: {why}")
+        _store(ns, name, key, value)
     ns.setdefault("__module__", "__main__")  # else type() names the calling host module
     meta = _metaclass(bases or (object,))
     cls = meta(name, bases, ns)

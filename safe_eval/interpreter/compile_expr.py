@@ -48,6 +48,9 @@ __all__ = ["ExprCompiler"]
 Ev = Callable[[Frame], Any]
 _MISSING: Any = object()
 _MethodType = types.MethodType
+# what ``membrane.method_value`` may put behind a door (everything else passes untested)
+_METHOD_TYPES = frozenset({types.BuiltinMethodType, types.MethodWrapperType, types.MethodType,
+                           membrane.BoundMethod})
 
 _BINOPS: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: op.add, ast.Sub: op.sub, ast.Mult: op.mul, ast.MatMult: op.matmul, ast.Div: op.truediv,
@@ -407,6 +410,20 @@ class ExprCompiler(CompilerBase):
 
     # -- attributes and subscripts ---------------------------------------------------------
     def e_Attribute(self, node: ast.Attribute) -> Ev:
+        """``obj.name`` as a value: a method bound to data that can change comes behind a door
+        (``membrane.method_value``), since whoever receives it may be host code calling it with
+        host arguments. ``obj.name(...)`` is compiled by ``_callee_attribute`` instead."""
+        obj = self.expr(node.value)
+        name = node.attr
+        method_types, method_value = _METHOD_TYPES, membrane.method_value
+
+        def attribute(f: Frame) -> Any:
+            value = get_attr(obj(f), name)
+            return method_value(value) if type(value) in method_types else value
+        return attribute
+
+    def _callee_attribute(self, node: ast.Attribute) -> Ev:
+        """``obj.name`` about to be called by guest code (``a.append(x)``): the method as it is."""
         obj = self.expr(node.value)
         name = node.attr
         return lambda f: get_attr(obj(f), name)
@@ -441,7 +458,8 @@ class ExprCompiler(CompilerBase):
             return self._zero_arg_super(node)
         if isinstance(node.func, ast.Name) and node.func.id == "dir" and not node.args and not node.keywords:
             return self._zero_arg_dir()
-        fn = self.expr(node.func)
+        func = node.func
+        fn = self._callee_attribute(func) if isinstance(func, ast.Attribute) else self.expr(func)
         simple = not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args)
         if simple:
             if len(node.args) == 1 and self._global_callee(node.func):

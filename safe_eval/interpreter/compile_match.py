@@ -13,6 +13,7 @@ from safe_eval.interpreter.compile_expr import get_attr
 from safe_eval.interpreter.runtime import Frame
 from safe_eval.interpreter.suspension import parks_frame, suspends
 from safe_eval.limits.iteration import drain, metered
+from safe_eval.membrane import method_value
 
 __all__ = ["MatchCompiler"]
 
@@ -149,14 +150,14 @@ class MatchCompiler(CompilerBase):
                                         f"{'' if len(names) == 1 else 's'} ({len(pos)} given)")
                     for name, pat in zip(names, pos, strict=False):
                         try:
-                            v = get_attr(s, name)
+                            v = method_value(get_attr(s, name))  # captured as a value
                         except AttributeError:
                             return False
                         if not pat(f, v):
                             return False
             for name, pat in kws:
                 try:
-                    v = get_attr(s, name)
+                    v = method_value(get_attr(s, name))  # captured as a value
                 except AttributeError:
                     return False
                 if not pat(f, v):

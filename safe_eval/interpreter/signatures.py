@@ -257,11 +257,12 @@ def _name_of(fn: Any, attr: str) -> str:
     """``fn``'s name for messages, read without running guest code (a guest callable object
     may define ``__getattr__``): a function's own, a class's, else the object's class name."""
     from safe_eval.interpreter.functions import Function
+    from safe_eval.membrane.modules.functools import partial as guest_partial
 
     for _ in range(8):  # through bound methods and partials
         if type(fn) is types.MethodType:
             fn = fn.__func__
-        elif type(fn) is functools.partial:
+        elif type(fn) is functools.partial or type(fn) is guest_partial:
             fn = fn.func
         else:
             break

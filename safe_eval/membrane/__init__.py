@@ -4,6 +4,8 @@ The interpreter calls exactly these entry points (it never calls ``getattr``/``s
 on a guest-supplied name itself):
 
     get_attr(obj, name)            attribute read  (``obj.name``, getattr, hasattr, match class patterns)
+    method_value(value)            a method read as a value, not called at once: behind a door when
+                                   it is bound to data it could store host arguments into
     set_attr(obj, name, value)     attribute write (``obj.name = v``, setattr, augmented assignment)
     del_attr(obj, name)            attribute delete
     import_module(name, policy)    ``import name`` / ``from name import x``: a curated wrapper
@@ -32,14 +34,16 @@ from typing import Any
 from safe_eval.interpreter.identity import register_internal_type
 from safe_eval.membrane import allowlists as _allowlists
 from safe_eval.membrane.allowlists import allow_host_type
-from safe_eval.membrane.attributes import del_attr, get_attr, set_attr
+from safe_eval.membrane.attributes import BoundMethod, del_attr, get_attr, set_attr
 from safe_eval.membrane.builtins import BUILTINS, builtin_names
 from safe_eval.membrane.crossing import enter_env, enter_value, format_value, guest_exception
 from safe_eval.membrane.modules import import_module as _import_module
 from safe_eval.membrane.proxies import expose
+from safe_eval.membrane.stored import method_value
 
 __all__ = [
     "BUILTINS",
+    "BoundMethod",
     "allow_host_type",
     "builtin_names",
     "del_attr",
@@ -50,6 +54,7 @@ __all__ = [
     "get_attr",
     "guest_exception",
     "import_module",
+    "method_value",
     "register_internal_type",
     "set_attr",
 ]

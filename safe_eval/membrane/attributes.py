@@ -68,9 +68,19 @@ from safe_eval.membrane.dunders import DEFINABLE_DUNDERS, FORBIDDEN_DUNDERS
 from safe_eval.membrane.formatter import safe_format, safe_format_map
 from safe_eval.membrane.instancedict import InstanceDict
 from safe_eval.membrane.modules._module import CuratedModule
+from safe_eval.membrane.stored import (
+    DeepcopyHook,
+    EnteringCall,
+    GuestGetattr,
+    class_value,
+    getattr_gate,
+    register_priced_method_type,
+    stored_value,
+    unwrap,
+)
 from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, is_own_class, reveal_type
 
-__all__ = ["del_attr", "get_attr", "readable", "register_guarded_methods", "set_attr"]
+__all__ = ["BoundMethod", "del_attr", "get_attr", "readable", "register_guarded_methods", "set_attr"]
 
 _FUNCTION_TYPES = frozenset(
     {
@@ -163,7 +173,7 @@ def _object_setattr(obj: object, name: str, value: object) -> None:
         raise _deny(obj, name, "object.__setattr__ only works on objects the code created")
     name = _check_name(name)
     _check_guest_write(type(obj), name, obj, value)
-    object.__setattr__(obj, name, value)
+    object.__setattr__(obj, name, _stored(obj, name, value))
 
 
 def _object_delattr(obj: object, name: str) -> None:
@@ -191,6 +201,8 @@ def _unhook(value: Any) -> Any:
 _EXIT_CONTAINERS = (list, tuple, frozenset, set, dict)
 _BUILTIN_METHOD = types.BuiltinMethodType
 _DATA_OWNERS = PLAIN_SCALARS | {list, dict, set, frozenset, tuple, bytearray}
+_METHOD = types.MethodType
+_GATES = (GuestGetattr, DeepcopyHook)  # class-dict gates binding as methods (stored.py)
 
 
 def _exit(value: Any, obj: object, name: str, depth: int = 0) -> Any:
@@ -200,6 +212,11 @@ def _exit(value: Any, obj: object, name: str, depth: int = 0) -> Any:
     tp = type(value)
     if tp in PLAIN_SCALARS:
         return value
+    if tp is EnteringCall or tp is GuestGetattr or tp is DeepcopyHook or (
+            tp is _METHOD and type(value.__func__) in _GATES):
+        # what the guest stored behind a door (stored.py): the guest reads its own value
+        value = unwrap(value)
+        tp = type(value)
     if tp is _BUILTIN_METHOD and type(value.__self__) in _DATA_OWNERS and value.__name__[:1] != "_":
         return value  # the common case, ``"a,b".split``: what ``admitted`` says, without its walk
     if admitted(value):
@@ -296,11 +313,24 @@ def _guest_get(obj: object, tp: type, name: str) -> Any:
             except AttributeError:
                 raise _deny(obj, name, "the object has no __dict__") from None
             return InstanceDict(fields, lambda key: _check_guest_write(tp, key, obj))
-        return _unhook(getattr(obj, name))
+        return _unhook(_guest_read(obj, tp, name))
     owner = _owner(tp, name)
     if owner is not None and not is_guest_class(owner):
         raise _deny(obj, name, f"it belongs to host class '{owner.__name__}'")
-    return getattr(obj, name)
+    return _guest_read(obj, tp, name)
+
+
+def _guest_read(obj: object, tp: type, name: str) -> Any:
+    """``getattr(obj, name)`` for the guest's own read of a ``_`` name: the class's
+    ``__getattr__`` gate refuses such names to CPython's slot (host lookups, stored.py), so the
+    guest's read reaches its ``__getattr__`` here, as CPython would call it."""
+    try:
+        return getattr(obj, name)
+    except AttributeError:
+        gate = getattr_gate(tp)
+        if gate is None:
+            raise
+    return gate.bound(obj)(name)
 
 
 def _guest_type_get(cls: type, name: str) -> Any:
@@ -571,6 +601,7 @@ def _refuse_unbound_host_function(cls: type, owner: type, name: str) -> None:
         raise _deny(cls, name, "an unbound host Python method would run on any object")
 
 
+@register_priced_method_type
 @register_membrane_type
 class _BoundMethod:
     """A guarded method bound to its object, looking like the builtin method it replaces."""
@@ -661,11 +692,23 @@ def _writable_target(obj: object) -> bool:
     return is_guest_object(obj) or is_guest_class(obj)
 
 
+def _stored(obj: object, name: str, value: Any) -> Any:
+    """``value`` as it may be bound on the guest's ``obj``: a callable host code could call
+    there with host arguments behind a door (invariant 1, stored.py)."""
+    if type(value) in PLAIN_SCALARS:
+        return value
+    return class_value(name, value) if isinstance(obj, type) else stored_value(value, name)
+
+
 def set_attr(obj: object, name: str, value: object) -> None:
     """``obj.name = value`` for guest code: only on objects the guest made."""
     name = _check_name(name)
     if _writable_target(obj):
         _check_guest_write(type(obj), name, obj, value)
+        if isinstance(obj, type):
+            value = class_value(name, value)  # a slot or by-name call reaches it (stored.py)
+        elif type(value) not in PLAIN_SCALARS and callable(value):
+            value = stored_value(value, name)  # host code may call it by name (stored.py)
         setattr(obj, name, value)
         return
     hook = getattr(type(obj), "__safe_eval_setattr__", None)
@@ -709,3 +752,6 @@ def readable(obj: object, name: str) -> bool:
     except Exception:
         return False
     return True
+
+
+BoundMethod = _BoundMethod  # the priced bound method type, for the interpreter's type tests

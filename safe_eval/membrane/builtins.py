@@ -33,6 +33,7 @@ from safe_eval.membrane.admission import register_guest_visible
 from safe_eval.membrane.allowlists import GUEST_INSTANCE_DUNDERS, GUEST_TYPE_DUNDERS
 from safe_eval.membrane.attributes import del_attr, get_attr, readable, set_attr
 from safe_eval.membrane.crossing import format_value
+from safe_eval.membrane.stored import method_value
 from safe_eval.membrane.typeview import GUARDED_TYPE
 
 __all__ = ["BUILTINS", "builtin_names"]
@@ -77,11 +78,12 @@ def guest_getattr(*args: Any) -> Any:
     obj, name = args[0], args[1]
     _attr_name(name)
     try:
-        return get_attr(obj, name)
+        value = get_attr(obj, name)
     except AttributeError:
         if len(args) == 2:
             raise
         return args[2]
+    return method_value(value)  # a value, as ``obj.name`` not called at once (stored.py)
 
 
 def guest_hasattr(*args: Any) -> bool:

@@ -4,13 +4,16 @@ The real instance dict would let guest code install any dunder on its object aft
 creation (``vars(o)["__reduce_ex__"] = f`` and ``copy.copy(o)`` runs it with host rights;
 ``__class__`` and ``__dict__`` keys confuse every host routine that reads them). The view
 reads like the dict, and every write first asks ``check(key)``, the membrane's own rule for
-``setattr`` (so the two paths cannot disagree), after refusing dunder keys outright.
+``setattr`` (so the two paths cannot disagree), after refusing dunder keys outright; the value
+is stored as ``setattr`` stores it (``stored.stored_value``: a host callable behind a door).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from typing import Any
+
+from safe_eval.membrane.stored import stored_value, unwrap
 
 __all__ = ["InstanceDict", "plain_result"]
 
@@ -39,9 +42,9 @@ class InstanceDict:
         self._check(key)
         return key
 
-    # -- reading: the dict's own answers ----------------------------------------------------
+    # -- reading: the dict's own answers (what the guest stored: ``unwrap``) -------------------
     def __getitem__(self, key: object) -> Any:
-        return self._d[key]  # type: ignore[index]
+        return unwrap(self._d[key])  # type: ignore[index]
 
     def __contains__(self, key: object) -> bool:
         return key in self._d
@@ -63,31 +66,31 @@ class InstanceDict:
         return repr(self._d)
 
     def get(self, key: object, default: Any = None) -> Any:
-        return self._d.get(key, default)  # type: ignore[call-overload]
+        return unwrap(self._d.get(key, default))  # type: ignore[call-overload]
 
     def keys(self) -> list[str]:
         return list(self._d.keys())
 
     def values(self) -> list[Any]:
-        return list(self._d.values())
+        return [unwrap(v) for v in self._d.values()]
 
     def items(self) -> list[tuple[str, Any]]:
-        return list(self._d.items())
+        return [(k, unwrap(v)) for k, v in self._d.items()]
 
     def copy(self) -> dict[str, Any]:
-        return dict(self._d)
+        return {k: unwrap(v) for k, v in self._d.items()}
 
     # -- writing: every key checked first ---------------------------------------------------
     def __setitem__(self, key: object, value: Any) -> None:
-        self._d[self._key(key)] = value
+        self._d[self._key(key)] = stored_value(value)
 
     def __delitem__(self, key: object) -> None:
         del self._d[self._key(key)]
 
     def setdefault(self, key: object, default: Any = None) -> Any:
         if key in self._d:
-            return self._d[key]
-        self._d[self._key(key)] = default
+            return unwrap(self._d[key])
+        self._d[self._key(key)] = stored_value(default)
         return default
 
     def pop(self, key: object, default: Any = _MISSING) -> Any:
@@ -95,7 +98,7 @@ class InstanceDict:
             if default is _MISSING:
                 raise KeyError(key)
             return default
-        return self._d.pop(self._key(key))
+        return unwrap(self._d.pop(self._key(key)))
 
     def update(self, *args: Any, **kwargs: Any) -> None:
         if len(args) > 1:
@@ -107,7 +110,7 @@ class InstanceDict:
                 src = src._d
             pairs.extend(src.items() if type(src) is dict else src)
         pairs.extend(kwargs.items())
-        checked = [(self._key(k), v) for k, v in pairs]  # all or nothing
+        checked = [(self._key(k), stored_value(v)) for k, v in pairs]  # all or nothing
         self._d.update(checked)
 
     def clear(self) -> None:

@@ -8,6 +8,7 @@ here plays an honest caller that happens to hold dangerous objects."""
 from __future__ import annotations
 
 import builtins
+import copy
 import functools
 import os
 import subprocess
@@ -16,8 +17,9 @@ from typing import Any
 
 import pytest
 
-from safe_eval import safe_callable, safe_eval
+from safe_eval import safe_callable, safe_eval, safe_exec
 from safe_eval.errors import PolicyViolation
+from safe_eval.policy import parse_policy
 
 # What guest code sees of a host value: the name of its type (a raw host object answers
 # 'module', 'builtin_function_or_method', 'function' ...; an entered one a membrane name).
@@ -104,3 +106,129 @@ def test_guest_values_passing_through_host_code_come_back_unchanged() -> None:
         "[a is b for a, b in zip(items, same)] + [sorted([3, 1, 2], key=lambda v: -v)]"
     )
     assert safe_eval(code) == [True, True, True, True, True, [3, 2, 1]]
+
+
+# -- host C callables the guest leaves where host code calls them ------------------------------
+# A C method bound to guest data (``inbox.append``) is admitted as it is, and stores whatever it
+# is called with: left where host code calls it with a host object (a class slot, an attribute
+# a framework calls by name, a handler in a returned container, a tool's callback), the raw host
+# object landed in guest state. Each case: guest code that leaves such a callable, and how the
+# host then calls it with its value; ``probe()`` (later guest code) reports what arrived.
+
+_STORE = KIND + (
+    "import functools, operator\n"
+    "inbox = []\nbox = {}\nbag = set()\n"
+    "class O:\n    pass\n"
+    "def probe():\n"
+    "    return sorted({kind(v) for v in [*inbox, *box.values(), *box, *bag]})\n"
+)
+
+LEFT_FOR_THE_HOST: dict[str, tuple[str, Any]] = {
+    "class_call_slot": ("class C:\n    __call__ = inbox.append\nc = C()", lambda ns, v: ns["c"](v)),
+    "class_call_slot_unbound": ("class L(list):\n    __call__ = list.append\ninbox = L()\nc = inbox",
+                                lambda ns, v: ns["c"](v)),
+    "class_getitem_slot": ("class C:\n    __getitem__ = box.setdefault\nc = C()", lambda ns, v: ns["c"][v]),
+    "class_setitem_slot": ("class C:\n    __setitem__ = box.__setitem__\nc = C()",
+                           lambda ns, v: ns["c"].__setitem__("k", v)),
+    "class_eq_slot_reflected": ("class C:\n    __eq__ = inbox.append\n    __hash__ = None\nc = C()",
+                                lambda ns, v: v == ns["c"]),
+    "class_attribute_by_name": ("class H:\n    on_event = inbox.append\nh = H()",
+                                lambda ns, v: ns["h"].on_event(v)),
+    "class_attribute_set_later": ("class H:\n    pass\nH.on_event = bag.add\nh = H()",
+                                  lambda ns, v: ns["h"].on_event(v)),
+    "class_staticmethod": ("class H:\n    on_event = staticmethod(inbox.append)\nh = H()",
+                           lambda ns, v: ns["h"].on_event(v)),
+    "dynamic_class": ("D = type('D', (), {'__call__': inbox.append})\nc = D()", lambda ns, v: ns["c"](v)),
+    "instance_attribute": ("o = O()\no.on_event = inbox.append", lambda ns, v: ns["o"].on_event(v)),
+    "instance_attribute_setattr": ("o = O()\nsetattr(o, 'on_event', box.setdefault)",
+                                   lambda ns, v: ns["o"].on_event("k", v)),
+    "instance_attribute_object_setattr": ("o = O()\nobject.__setattr__(o, 'on_event', inbox.append)",
+                                          lambda ns, v: ns["o"].on_event(v)),
+    "instance_attribute_vars": ("o = O()\nvars(o)['on_event'] = inbox.append",
+                                lambda ns, v: ns["o"].on_event(v)),
+    "instance_attribute_vars_update": ("o = O()\nvars(o).update(on_event=inbox.extend)",
+                                       lambda ns, v: ns["o"].on_event([v])),
+    "function_attribute": ("def f():\n    pass\nf.cb = inbox.append", lambda ns, v: ns["f"].cb(v)),
+    "handler_in_returned_dict": ("handlers = {'evt': box.update}", lambda ns, v: ns["handlers"]["evt"](k=v)),
+    "handler_through_getattr": ("handlers = [getattr(inbox, 'append')]", lambda ns, v: ns["handlers"][0](v)),
+    "handler_through_attrgetter": ("handlers = [operator.attrgetter('append')(inbox)]",
+                                   lambda ns, v: ns["handlers"][0](v)),
+    "handler_set_add": ("handlers = [bag.add]", lambda ns, v: ns["handlers"][0](v)),
+    "handler_list_insert": ("handlers = [inbox.insert]", lambda ns, v: ns["handlers"][0](0, v)),
+    "handler_partial": ("handlers = [functools.partial(inbox.append)]", lambda ns, v: ns["handlers"][0](v)),
+    "handler_partial_of_unbound_append": ("handlers = [functools.partial(list.append, inbox)]",
+                                          lambda ns, v: ns["handlers"][0](v)),
+    "handler_partial_of_setitem": ("handlers = [functools.partial(operator.setitem, box, 'k')]",
+                                   lambda ns, v: ns["handlers"][0](v)),
+    "handler_lru_cache": ("handlers = [functools.lru_cache(inbox.append)]", lambda ns, v: ns["handlers"][0](v)),
+}
+
+
+# what the cases' own code stores beside the host's value (a key, a default)
+_PLACED_BY_THE_GUEST = ("NoneType None", "str 'k'")
+
+
+@pytest.mark.parametrize(("value", "seen"), HOST_VALUES)
+@pytest.mark.parametrize(("code", "call"), LEFT_FOR_THE_HOST.values(), ids=LEFT_FOR_THE_HOST.keys())
+def test_a_host_callable_the_guest_leaves_for_the_host_enters_its_arguments(
+        code: str, call: Any, value: Any, seen: str) -> None:
+    ns = safe_exec(_STORE + code)
+    call(ns, value)
+    assert [k for k in ns["probe"]() if k not in _PLACED_BY_THE_GUEST] == [seen]
+
+
+def test_a_host_tool_calling_back_a_stored_c_method_hands_the_guest_entered_objects() -> None:
+    # the review's shape: a framework tool calls ``obj.on_event(host_obj)`` on what it is given
+    def fire(obj: Any) -> None:
+        obj.on_event(os)
+        obj(os)
+
+    code = (KIND + "seen = []\nclass O:\n    __call__ = seen.append\no = O()\no.on_event = seen.append\n"
+            "fire(o)\n[kind(v) for v in seen]")
+    assert safe_eval(code, {"fire": fire}, policy=parse_policy("allow fire(*)")) == ["Refused", "Refused"]
+
+
+def test_host_deepcopy_never_hands_its_memo_to_a_guest_hook() -> None:
+    # the host fills its memo after the hook returns (the originals it copies, kept alive in it):
+    # a hook keeping the memo would read them raw later
+    ns = safe_exec("sink = []\nclass R:\n    def __deepcopy__(self, memo):\n        sink.append(memo)\n"
+                   "        return self\nr = R()\ns = R()\ns.__deepcopy__ = sink.append\n"
+                   "t = R()\nobject.__setattr__(t, '__deepcopy__', sink.append)\n"
+                   "def probe():\n    return [sorted(type(v).__name__ for v in m.values()) for m in sink]\n")
+    copy.deepcopy([ns["r"], eval, os.system, ns["s"], object(), ns["t"], [1]])
+    assert ns["probe"]() == [[], [], []]
+
+
+def test_guest_code_still_sees_the_callables_it_stored() -> None:
+    code = (
+        "xs = []\nclass O:\n    h = len\n    __call__ = xs.append\n"
+        "o = O()\no.f = print\no.g = xs.append\nap = xs.append\n"
+        "ap(1)\no.g(2)\no(3)\nvars(o)['k'] = xs.extend\no.k([4])\n"
+        "(o.f is print, O.h is len, vars(o)['f'] is print, ap == xs.append, type(ap).__name__,\n"
+        " getattr(o, 'g') == xs.append, o.h([1, 2]), xs)"
+    )
+    assert safe_eval(code) == (True, True, True, True, "builtin_function_or_method", True, 2, [1, 2, 3, 4])
+
+
+def test_a_method_captured_by_a_match_class_pattern_is_a_value_too() -> None:
+    ns = safe_exec(KIND + "inbox = []\nmatch inbox:\n    case list(append=f):\n        handler = f\n"
+                   "def probe():\n    return [kind(v) for v in inbox]\n")
+    ns["handler"](os)
+    assert ns["probe"]() == ["Refused"]
+
+
+def test_a_stored_c_method_read_back_and_handed_on_stays_behind_its_door() -> None:
+    ns = safe_exec(KIND + "inbox = []\nclass O:\n    pass\no = O()\no.on_event = inbox.append\n"
+                   "handlers = [vars(o)['on_event'], vars(o).get('on_event'), o.on_event,\n"
+                   "            getattr(o, 'on_event'), *vars(o).values()]\n"
+                   "def probe():\n    return [kind(v) for v in inbox]\n")
+    for handler in ns["handlers"]:
+        handler(os)
+    assert ns["probe"]() == ["Refused"] * 5
+
+
+def test_an_enum_member_whose_value_is_a_host_callable_stays_a_member() -> None:
+    # enum's namespace refuses a second binding of a member name: the value is member data
+    # (``E.f.value``), not a class attribute a slot or a by-name call reaches, so it is kept
+    code = "import enum\nclass E(enum.Enum):\n    A = 1\n    f = len\n([m.name for m in E], E.f.value is len)"
+    assert safe_eval(code) == (["A", "f"], True)

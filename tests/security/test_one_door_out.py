@@ -687,3 +687,17 @@ def test_a_method_of_an_exposed_class_is_named_by_the_class_not_its_metaclass() 
     assert ev.eval('Team.create("ops")', env) == "t"
     assert made == [("team", "ops")]
     assert [(e.name, e.decision.allowed) for e in events] == [("User.create", False), ("Team.create", True)]
+
+
+def test_logging_a_tool_call_never_runs_a_guest_repr(caplog: pytest.LogCaptureFixture) -> None:
+    # a guest object reaches a tool as it is where the rule places no condition on it; the log
+    # line is written while the watchdog is paused for the host's code, so a guest __repr__
+    # there would run unbounded: it is shown by its type name
+    code = ("seen = []\nclass G:\n    def __repr__(self):\n        seen.append('repr')\n"
+            "        while True:\n            pass\n"
+            "note(G(), [G(), 1, 's'], k={1: G()})\nseen")
+    with caplog.at_level("INFO", logger="safe_eval"):
+        seen = safe_eval(code, {"note": lambda *a, **k: None}, policy=parse_policy("allow note(*)"),
+                         limits={"time": 5})
+    assert seen == []
+    assert "note(<G object>, [<G object>, 1, 's'], k={1: <G object>})" in caplog.text

@@ -2,11 +2,12 @@
 
 ``total_ordering``, ``wraps`` and ``update_wrapper`` read and write attributes of the objects
 they are given: they are guest-stdlib code (``safe_eval/guestlib/functools.py``), so they act
-with the guest's rights. ``reduce``, ``partial``, ``lru_cache``, ``cache`` and ``cmp_to_key``
-are the host's C implementations: leaves that only call the callable they were handed (a guest
-call, under the budget) and hash/compare arguments as any dict would. ``cached_property`` is a
-host descriptor that only works on instances of guest classes. Left out: ``singledispatch``
-(it evaluates annotations with ``get_type_hints``) and ``partialmethod``.
+with the guest's rights. ``reduce``, ``lru_cache``, ``cache`` and ``cmp_to_key`` are the host's
+C implementations: leaves that only call the callable they were handed (a guest call, under the
+budget) and hash/compare arguments as any dict would; ``partial`` is the C one with a call that
+enters its arguments first (a partial is handed to host code, which calls it with its own).
+``cached_property`` is a host descriptor that only works on instances of guest classes. Left
+out: ``singledispatch`` (it evaluates annotations with ``get_type_hints``) and ``partialmethod``.
 
 One namespace per evaluation (``PER_RUN``): the guest-stdlib functions are not shared.
 """
@@ -54,6 +55,26 @@ class cached_property:
         return value
 
 
+class partial(functools.partial):  # type: ignore[type-arg]
+    """``functools.partial`` whose call enters its arguments (invariant 1, as
+    ``membrane/stored.py`` does for C methods): the guest binds any callable it holds
+    (``partial(list.append, inbox)``, ``partial(operator.setitem, box, 'k')``) and hands the
+    partial to host code, which calls it with host objects that would land raw in guest state."""
+
+    __slots__ = ()
+
+    def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
+        from safe_eval.context import current_context
+        from safe_eval.membrane.crossing import enter_call_args
+
+        ctx = current_context()
+        args, kw = enter_call_args(args, kwargs or None, None if ctx is None else ctx.policy)
+        return super().__call__(*args, **(kw or {}))
+
+    def __repr__(self) -> str:
+        return "functools." + super().__repr__()
+
+
 def build() -> dict[str, Any]:
     """The host part, built once."""
     from safe_eval.membrane.modules._hosttypes import allow
@@ -61,8 +82,9 @@ def build() -> dict[str, Any]:
     allow(type(functools.lru_cache()(len)), ["cache_info", "cache_clear", "cache_parameters"])
     # what ``cache_info()`` returns: a namedtuple of four ints
     allow(functools._CacheInfo, ["hits", "misses", "maxsize", "currsize"])
-    attrs = pick(functools, ["reduce", "partial", "lru_cache", "cache", "cmp_to_key"])
+    attrs = pick(functools, ["reduce", "lru_cache", "cache", "cmp_to_key"])
     attrs["cached_property"] = cached_property
+    attrs["partial"] = partial
     return attrs
 
 

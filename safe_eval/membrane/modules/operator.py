@@ -46,14 +46,14 @@ class attrgetter:
         self._paths = tuple(paths)
 
     def __call__(self, obj: Any, /) -> Any:
-        from safe_eval.membrane import get_attr
+        from safe_eval.membrane import get_attr, method_value
 
         values = []
         for path in self._paths:
             value = obj
             for name in path:
                 value = get_attr(value, name)
-            values.append(value)
+            values.append(method_value(value))  # handed on as a value (membrane/stored.py)
         return values[0] if len(values) == 1 else tuple(values)
 
     def __repr__(self) -> str:
