@@ -175,11 +175,14 @@ class Backend(ABC):
     def run(self, code: Any, env: Mapping[str, Any] | None = None, *, policy: Any = None,
             limits: Any = None, audit: Callable[..., Any] | None = None,
             on_print: Callable[[str], Any] | None = None, filename: str = "<safe-eval>") -> Result:
-        """One evaluation in a fresh worker (taken warm from the pool, then discarded)."""
+        """One evaluation in a fresh worker (taken warm from the pool, then discarded). The
+        host checks the code before it takes a worker: refused code never reaches one."""
+        from safe_eval.sandbox.session import prepare
+
+        job = prepare(self, code, env, policy=policy, limits=limits, audit=audit, filename=filename)
         session = self.session(snapshot=False)
         try:
-            return session.run(code, env, policy=policy, limits=limits, audit=audit,
-                               on_print=on_print, filename=filename)
+            return session.run_prepared(job, on_print=on_print)
         finally:
             session.close(wait=False)
 

@@ -15,9 +15,9 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import IO, Any, Protocol
+from typing import IO, Any, NoReturn, Protocol
 
-from safe_eval.errors import OutputLimit, SafeEvalError, SandboxCrashed, TimeLimit
+from safe_eval.errors import OutputLimit, PolicyViolation, SafeEvalError, SandboxCrashed, TimeLimit
 from safe_eval.sandbox import codec
 from safe_eval.sandbox.protocol import MAX_LINE, dumps, error_data, error_from_data, parse_message
 
@@ -56,6 +56,9 @@ def spawn(argv: Sequence[str], *, pass_fds: Sequence[int] = ()) -> subprocess.Po
 
 
 ToolHandler = Callable[[str, tuple[Any, ...], dict[str, Any]], Any]
+# a tool call the worker's copy of the policy denied: (name, args, kwargs; None when they were
+# not plain data), for the host's audit hook
+DenialHandler = Callable[[str, "tuple[Any, ...] | None", "dict[str, Any] | None"], None]
 PrintHandler = Callable[[str], None]
 
 
@@ -140,8 +143,12 @@ class WorkerProcess:
             stderr=subprocess.PIPE, env={}, cwd=cwd, start_new_session=True, close_fds=True,
         ).result()
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        self._in = self.proc.stdin.fileno()
         self._out = self.proc.stdout.fileno()
         self._err = self.proc.stderr.fileno()
+        # every host <-> worker transfer waits in select() against a deadline, never in a
+        # blocking read or write: a worker that stops reading must not hang the host
+        os.set_blocking(self._in, False)
         os.set_blocking(self._out, False)
         os.set_blocking(self._err, False)
         self._buf = bytearray()
@@ -229,29 +236,45 @@ class WorkerProcess:
         self.layers = {str(k): bool(v) for k, v in layers.items()} if type(layers) is dict else {}
         self.ready = True
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: dict[str, Any], deadline: float) -> bool:
+        """Write one message before ``deadline``; False (nothing more written) when the worker
+        did not take it in time, ``SandboxCrashed`` when it closed its input."""
         message["jsonrpc"] = "2.0"
-        assert self.proc.stdin is not None
-        try:
-            self.proc.stdin.write(dumps(message))
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise self._crashed("the sandbox worker stopped reading") from None
+        view = memoryview(dumps(message))
+        while view:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            readable, writable, _ = select.select([self._err], [self._in], [], left)
+            if readable:
+                self._drain_stderr()  # a worker blocked on a full stderr pipe reads nothing
+            if not writable:
+                continue
+            try:
+                view = view[os.write(self._in, view):]
+            except BlockingIOError:
+                continue
+            except OSError:  # EPIPE: the worker closed its end (or ended)
+                raise self._crashed("the sandbox worker stopped reading") from None
+        return True
 
     def request(self, method: str, params: dict[str, Any], *, seconds: float, grace: float,
-                output_limit: int, on_print: PrintHandler, on_tool: ToolHandler) -> Any:
+                output_limit: int, on_print: PrintHandler, on_tool: ToolHandler,
+                on_denied: DenialHandler | None = None, denials_end_the_run: bool = False) -> Any:
         """Send one request and serve the worker (output, tool calls) until it answers. Past
-        ``seconds`` (+ ``grace``) of guest time, or ``output_limit`` characters of output, the worker is
-        killed and the limit raised."""
+        ``seconds`` (+ ``grace``) of wall time, tool calls and every transfer included, or
+        ``output_limit`` characters of output, the worker is killed and the limit raised.
+        ``denials_end_the_run``: a tool call the policy denies kills the worker and raises here,
+        instead of reaching guest code that could catch it (plain CPython mode)."""
         self.wait_ready()
-        self.send({"id": 1, "method": method, "params": params})
         deadline = time.monotonic() + seconds + grace
+        if not self.send({"id": 1, "method": method, "params": params}, deadline):
+            self._too_slow(seconds)
         printed = 0
         while True:
             msg = self._next_message(deadline)
             if msg is None:
-                self.kill()
-                raise TimeLimit("the sandboxed run took too long; the worker was killed", value=seconds)
+                self._too_slow(seconds)
             kind = msg.get("method")
             if kind == "print":
                 text = (msg.get("params") or {}).get("text") if type(msg.get("params")) is dict else None
@@ -263,10 +286,15 @@ class WorkerProcess:
                     raise OutputLimit("too much output; the worker was killed", value=output_limit,
                                       reached=printed)
                 on_print(text)
+            elif kind == "denied":
+                self._denied(msg, on_denied)
             elif kind == "tool":
-                started = time.monotonic()
-                self.send(self._tool_reply(msg, on_tool))
-                deadline += time.monotonic() - started  # host time is not the guest's
+                # the tool's time is the run's time: a run that calls slow tools ends at its
+                # limit like any other (tools are host code: they are not interrupted, the run
+                # ends when the answer would go back)
+                reply = self._tool_reply(msg, on_tool, denials_end_the_run)
+                if time.monotonic() >= deadline or not self.send(reply, deadline):
+                    self._too_slow(seconds)
             elif kind is None and msg.get("id") == 1:
                 if "error" in msg:
                     error = msg["error"]
@@ -275,7 +303,24 @@ class WorkerProcess:
             else:
                 raise self._crashed("the sandbox worker sent an unexpected message")
 
-    def _tool_reply(self, msg: dict[str, Any], on_tool: ToolHandler) -> dict[str, Any]:
+    def _denied(self, msg: dict[str, Any], on_denied: DenialHandler | None) -> None:
+        params = msg.get("params")
+        if type(params) is not dict or type(params.get("name")) is not str:
+            raise self._crashed("the sandbox worker sent a malformed denial")
+        args = None if params.get("args") is None else codec.decode(params["args"])
+        kwargs = None if params.get("kwargs") is None else codec.decode(params["kwargs"])
+        if (args is not None and type(args) is not list) or (kwargs is not None and (
+                type(kwargs) is not dict or any(type(k) is not str for k in kwargs))):
+            raise self._crashed("the sandbox worker sent a malformed denial")
+        if on_denied is not None:
+            on_denied(params["name"], None if args is None else tuple(args), kwargs)
+
+    def _too_slow(self, seconds: float) -> NoReturn:
+        self.kill()
+        raise TimeLimit("the sandboxed run took too long; the worker was killed", value=seconds)
+
+    def _tool_reply(self, msg: dict[str, Any], on_tool: ToolHandler,
+                    denials_end_the_run: bool) -> dict[str, Any]:
         ident = msg.get("id")
         params = msg.get("params")
         if type(params) is not dict or type(params.get("name")) is not str or type(ident) is not int:
@@ -289,6 +334,12 @@ class WorkerProcess:
         except SandboxCrashed:  # a protocol violation (a tool this run does not have): end it
             self.kill()
             raise
+        except PolicyViolation as exc:
+            if denials_end_the_run:
+                self.kill()
+                raise
+            return {"id": ident, "error": {"code": -32001, "message": "PolicyViolation",
+                                           "data": error_data(exc)}}
         except (SafeEvalError, Exception) as exc:  # the tool's failure is the guest's to see
             return {"id": ident, "error": {"code": -32001, "message": type(exc).__name__,
                                            "data": error_data(exc)}}

@@ -21,7 +21,7 @@ from typing import Any, BinaryIO
 
 from safe_eval.errors import SandboxValueError
 from safe_eval.sandbox import codec, lockdown
-from safe_eval.sandbox.protocol import MAX_LINE, dumps, error_data, exception_from_data
+from safe_eval.sandbox.protocol import MAX_LINE, dumps, error_data, exception_from_data, oversized
 
 __all__ = ["main", "serve"]
 
@@ -35,8 +35,14 @@ class Channel:
         self.next_id = 0
 
     def send(self, message: dict[str, Any]) -> None:
+        """Write one message; ``SandboxValueError`` (nothing written) when the host would
+        refuse it as too large (``protocol.oversized``)."""
         message["jsonrpc"] = "2.0"
-        self.wfile.write(dumps(message))
+        line = dumps(message)
+        why = oversized(line)
+        if why is not None:
+            raise SandboxValueError(f"too large to cross the sandbox boundary: {why}")
+        self.wfile.write(line)
         self.wfile.flush()
 
     def receive(self) -> dict[str, Any] | None:
@@ -67,6 +73,9 @@ class GuestOutput(io.TextIOBase):
     """``sys.stdout`` while guest code runs: every write is a ``print`` notification, with
     the output limit counted here too (the host counts again and kills past it)."""
 
+    # characters per notification: a long write goes out in pieces the host accepts
+    CHUNK = 1 << 20
+
     def __init__(self, channel: Channel) -> None:
         self.channel = channel
         self.size = 0
@@ -82,17 +91,23 @@ class GuestOutput(io.TextIOBase):
             from safe_eval.errors import OutputLimit
 
             raise OutputLimit("too much output", value=self.limit, reached=self.size)
-        if text:
-            self.channel.send({"method": "print", "params": {"text": text}})
+        for start in range(0, len(text), self.CHUNK):
+            self.channel.send({"method": "print", "params": {"text": text[start:start + self.CHUNK]}})
         return len(text)
 
 
-def _tool_stub(channel: Channel, name: str) -> Callable[..., Any]:
+def _tool_stub(channel: Channel, name: str, signature: Any) -> Callable[..., Any]:
+    """A stand-in for the host tool ``name``: its calls go to the host, which decides them
+    again with its policy and runs the tool. It carries the host tool's signature, so this
+    worker's policy places the arguments as the host's does (``policywire``)."""
+    from safe_eval.sandbox.policywire import signature_from_wire
+
     def tool(*args: Any, **kwargs: Any) -> Any:
         return channel.call_host("tool", {
             "name": name, "args": codec.encode(list(args)), "kwargs": codec.encode(dict(kwargs))})
 
     tool.__name__ = tool.__qualname__ = name
+    tool.__signature__ = signature_from_wire(signature)  # type: ignore[attr-defined]
     return tool
 
 
@@ -102,24 +117,38 @@ class Worker:
         self.mode = mode
         self.ns: dict[str, Any] = {}
         self.output = GuestOutput(channel)
-        self._evaluators: dict[tuple[str, tuple[str, ...]], Any] = {}
+        self._evaluators: dict[str, Any] = {}
 
     def evaluator(self, spec: Any) -> Any:
-        """The evaluator for the host policy's name and imports. Its tool rules are the host's
-        to apply (the worker grants every stub; the host decides each call with its policy and
-        audit hook), its limits come with each run, and its sandbox minimum is met already.
-        Sent as data, not DSL text: the worker never loads the policy parser."""
+        """The evaluator for the host's policy, sent whole (``policywire``): the same imports,
+        tool rules and floor, so a guest ``exec`` string the host never saw meets the same
+        rules. Tool calls that pass here are decided again by the host, with the host tool and
+        the audit hook; limits come with each run; the sandbox minimum is met already."""
         from safe_eval.api import Evaluator
-        from safe_eval.policy import Policy
+        from safe_eval.sandbox.policywire import from_wire
 
-        if type(spec) is not dict or type(spec.get("imports")) is not list:
-            raise ValueError("malformed policy")
-        key = (str(spec.get("name")), tuple(sorted(str(m) for m in spec["imports"])))
+        key = json.dumps(spec, sort_keys=True)
         ev = self._evaluators.get(key)
         if ev is None:
-            policy = Policy(key[0], frozenset(key[1]))
-            ev = self._evaluators[key] = Evaluator(policy, echo=True, cache_size=64)
+            if len(self._evaluators) >= 16:
+                self._evaluators.clear()
+            ev = self._evaluators[key] = Evaluator(from_wire(spec), echo=True, cache_size=64,
+                                                   audit=self._tell_host)
         return ev
+
+    def _tell_host(self, event: Any) -> None:
+        """This worker's policy denied a tool call, so the host never got it: tell the host,
+        whose audit hook sees every denial as in process (it decides the call again itself)."""
+        from safe_eval.policy.enforce import ToolEvent
+
+        if type(event) is not ToolEvent or event.decision.allowed:
+            return
+        try:
+            args, kwargs = codec.encode(list(event.args)), codec.encode(dict(event.kwargs))
+        except SandboxValueError:
+            args = kwargs = None
+        params = {"name": event.name, "args": args, "kwargs": kwargs}
+        self.channel.send({"method": "denied", "params": params})
 
     def run(self, params: dict[str, Any]) -> dict[str, Any]:
         # a one-shot run (a batch job) gets a namespace of its own, kept by nobody after it,
@@ -130,13 +159,16 @@ class Worker:
         if type(env) is not dict:
             raise ValueError("env must be a dict")
         ns.update(env)
+        signatures = params.get("signatures") or {}
         for name in params.get("tools", []):
-            ns[str(name)] = _tool_stub(self.channel, str(name))
+            ns[str(name)] = _tool_stub(self.channel, str(name), signatures.get(name))
         before = {k: id(v) for k, v in ns.items()}
         code = str(params["code"])
         limits = params.get("limits") or {}
         self.output.size = 0
-        self.output.limit = int(limits["output"]) if "output" in limits else None
+        # plain CPython could catch an OutputLimit raised here and go on: there the host alone
+        # counts the output, and kills the worker past the limit (a denial ends the run)
+        self.output.limit = int(limits["output"]) if "output" in limits and self.mode != "cpython" else None
         saved = sys.stdout
         sys.stdout = self.output
         try:
@@ -178,7 +210,11 @@ class Worker:
                     raise
                 reply = {"id": ident, "error": {"code": -32000, "message": type(exc).__name__,
                                                 "data": _guest_or_error(exc, self.mode)}}
-            channel.send(reply)
+            try:
+                channel.send(reply)
+            except SandboxValueError as exc:  # the answer is too large for the wire: say so instead
+                channel.send({"id": ident, "error": {"code": -32000, "message": "SandboxValueError",
+                                                     "data": error_data(exc)}})
 
 
 def _guest_or_error(exc: BaseException, mode: str) -> dict[str, Any]:
