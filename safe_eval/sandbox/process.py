@@ -17,7 +17,14 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import IO, Any, NoReturn, Protocol
 
-from safe_eval.errors import OutputLimit, PolicyViolation, SafeEvalError, SandboxCrashed, TimeLimit
+from safe_eval.errors import (
+    OutputLimit,
+    PolicyViolation,
+    SafeEvalError,
+    SandboxCrashed,
+    SandboxValueError,
+    TimeLimit,
+)
 from safe_eval.sandbox import codec
 from safe_eval.sandbox.protocol import MAX_LINE, dumps, error_data, error_from_data, parse_message
 
@@ -186,7 +193,10 @@ class WorkerProcess:
                     self._buf = bytearray(rest)
                 if len(self._buf) > MAX_LINE:
                     raise self._crashed("the sandbox worker sent a line longer than the protocol allows")
-        return parse_message(self._lines.pop(0))
+        try:
+            return parse_message(self._lines.pop(0))
+        except SandboxCrashed as exc:  # garbage, or too large to decode: the worker ends here
+            raise self._crashed(str(exc)) from None
 
     def _read(self, fd: int) -> bytes | None:
         """Bytes read, b"" at end of file, None when nothing was there after all."""
@@ -298,7 +308,12 @@ class WorkerProcess:
             elif kind is None and msg.get("id") == 1:
                 if "error" in msg:
                     error = msg["error"]
-                    raise error_from_data(error.get("data") if type(error) is dict else None)
+                    try:
+                        reported = error_from_data(error.get("data") if type(error) is dict else None)
+                    except SandboxCrashed:
+                        self.kill()
+                        raise
+                    raise reported
                 return msg.get("result")
             else:
                 raise self._crashed("the sandbox worker sent an unexpected message")
@@ -307,13 +322,21 @@ class WorkerProcess:
         params = msg.get("params")
         if type(params) is not dict or type(params.get("name")) is not str:
             raise self._crashed("the sandbox worker sent a malformed denial")
-        args = None if params.get("args") is None else codec.decode(params["args"])
-        kwargs = None if params.get("kwargs") is None else codec.decode(params["kwargs"])
+        args = None if params.get("args") is None else self._decode(params["args"])
+        kwargs = None if params.get("kwargs") is None else self._decode(params["kwargs"])
         if (args is not None and type(args) is not list) or (kwargs is not None and (
                 type(kwargs) is not dict or any(type(k) is not str for k in kwargs))):
             raise self._crashed("the sandbox worker sent a malformed denial")
         if on_denied is not None:
             on_denied(params["name"], None if args is None else tuple(args), kwargs)
+
+    def _decode(self, data: Any) -> Any:
+        """A value the worker sent in a call; a malformed one ends the worker."""
+        try:
+            return codec.decode(data)
+        except SandboxValueError:
+            self.kill()
+            raise
 
     def _too_slow(self, seconds: float) -> NoReturn:
         self.kill()
@@ -325,8 +348,7 @@ class WorkerProcess:
         params = msg.get("params")
         if type(params) is not dict or type(params.get("name")) is not str or type(ident) is not int:
             raise self._crashed("the sandbox worker sent a malformed tool call")
-        args = codec.decode(params.get("args"))
-        kwargs = codec.decode(params.get("kwargs"))
+        args, kwargs = self._decode(params.get("args")), self._decode(params.get("kwargs"))
         if type(args) is not list or type(kwargs) is not dict or any(type(k) is not str for k in kwargs):
             raise self._crashed("the sandbox worker sent a malformed tool call")
         try:

@@ -21,7 +21,19 @@ import safe_eval
 from safe_eval.audit import Refusal
 from safe_eval.errors import PolicyViolation
 from safe_eval.limits import Limits
-from safe_eval.policy import Arg, Equals, InRange, IsType, LenRange, Matches, OneOf, Policy, allow, deny, parse_policy
+from safe_eval.policy import (
+    Arg,
+    Equals,
+    InRange,
+    IsType,
+    LenRange,
+    Matches,
+    OneOf,
+    Policy,
+    allow,
+    deny,
+    parse_policy,
+)
 from safe_eval.policy.enforce import ToolEvent
 from safe_eval.sandbox import make_backend
 from safe_eval.sandbox.bwrap import BwrapBackend
