@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from safe_eval.errors import SandboxError, SandboxUnavailable
+from safe_eval.sandbox.lockdown import TMP_BYTES
 from safe_eval.sandbox.process import WorkerProcess
 from safe_eval.sandbox.workspace import Workspace
 
@@ -105,7 +106,7 @@ class Backend(ABC):
     def lockdown(self, workspace_inside: str) -> dict[str, Any]:
         """What the worker does to itself after start-up (see ``lockdown.apply``)."""
         return {
-            "rlimits": {"as": self.memory, "cpu": WORKER_CPU_SECONDS, "fsize": 64 << 20, "nofile": 256,
+            "rlimits": {"as": self.memory, "cpu": WORKER_CPU_SECONDS, "fsize": TMP_BYTES, "nofile": 256,
                         "core": 0},
             "drop_root": True,
             "seccomp": True,

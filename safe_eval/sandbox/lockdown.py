@@ -29,6 +29,9 @@ from typing import Any
 __all__ = ["apply", "preload"]
 
 NOBODY = 65534
+# a worker's private /tmp (a tmpfs: host memory) holds at most this many bytes, and so does one
+# file it writes anywhere (RLIMIT_FSIZE): its disk and memory outside the address-space limit
+TMP_BYTES = 64 << 20
 _DENIED_SYSCALLS = (
     "socket", "socketpair", "ptrace", "mount", "umount2", "pivot_root", "chroot", "bpf",
     "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key", "unshare", "setns",
