@@ -26,6 +26,7 @@ from safe_eval.errors import (
     TimeLimit,
 )
 from safe_eval.sandbox import codec
+from safe_eval.sandbox.cgroup import ProcessLimit
 from safe_eval.sandbox.protocol import MAX_LINE, dumps, error_data, error_from_data, parse_message
 
 __all__ = ["ProcessHandle", "WorkerProcess", "spawn"]
@@ -111,6 +112,22 @@ def _group_running(pgid: int) -> bool:
     return False
 
 
+def _group_members(pgid: int) -> list[int]:
+    """Host pids of the live processes of group ``pgid``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                fields = f.read().rpartition(b") ")[2].split()
+        except OSError:
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] not in (b"Z", b"X"):
+            found.append(int(entry))
+    return found
+
+
 def _wait_group_gone(pgid: int) -> None:
     """Wait (bounded) until every process of the killed group is dead: SIGKILL is delivered at
     once, but processes in a pid namespace finish dying after its init does."""
@@ -164,6 +181,7 @@ class WorkerProcess:
         self.ready = False
         self.layers: dict[str, bool] = {}
         self.dead = False
+        self._limit: ProcessLimit | None = None
 
     @property
     def pid(self) -> int:
@@ -244,7 +262,21 @@ class WorkerProcess:
         params = msg.get("params")
         layers = params.get("layers") if type(params) is dict else None
         self.layers = {str(k): bool(v) for k, v in layers.items()} if type(layers) is dict else {}
+        self.layers["pids"] = self._bound_processes()
         self.ready = True
+
+    def _bound_processes(self) -> bool:
+        """Put every process of the worker (started, no guest code yet) in a pids cgroup of
+        its own: what the guest forks later is counted there (``cgroup``)."""
+        if not self.tag:
+            return False
+        self._limit = ProcessLimit.create(os.path.basename(self.tag))
+        if self._limit is None:
+            return False
+        # a started command (bubblewrap, its init, the worker) is a process group; a worker a
+        # zygote forked is one process so far
+        started = isinstance(self.proc, subprocess.Popen)
+        return self._limit.add(_group_members(self.proc.pid) if started else [self.proc.pid])
 
     def send(self, message: dict[str, Any], deadline: float) -> bool:
         """Write one message before ``deadline``; False (nothing more written) when the worker
@@ -389,6 +421,8 @@ class WorkerProcess:
         _wait_group_gone(self.proc.pid)
         if self.outside_group and self.tag:
             _kill_tagged(self.tag)
+        if self._limit is not None:
+            self._limit.remove()
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
                 if f is not None:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from safe_eval.errors import SandboxValueError
-from safe_eval.sandbox import codec, lockdown
+from safe_eval.sandbox import codec, lockdown, processes
 from safe_eval.sandbox.protocol import MAX_LINE, dumps, error_data, exception_from_data, oversized
 
 __all__ = ["main", "serve"]
@@ -34,12 +34,14 @@ class Channel:
         self.wfile = wfile
         self.next_id = 0
 
-    def send(self, message: dict[str, Any]) -> None:
-        """Write one message; ``SandboxValueError`` (nothing written) when the host would
-        refuse it as too large (``protocol.oversized``)."""
+    def send(self, message: dict[str, Any], *, checked: bool = False) -> None:
+        """Write one message. ``checked`` (an answer, a tool call's arguments): raise
+        ``SandboxValueError`` instead, nothing written, when the host would refuse it as too
+        large (``protocol.oversized``); guest output is not checked: past the bound the host
+        ends the worker (a flood of the wire is a crash)."""
         message["jsonrpc"] = "2.0"
         line = dumps(message)
-        why = oversized(line)
+        why = oversized(line) if checked else None
         if why is not None:
             raise SandboxValueError(f"too large to cross the sandbox boundary: {why}")
         self.wfile.write(line)
@@ -58,7 +60,7 @@ class Channel:
         """A request to the host, answered before anything else arrives."""
         self.next_id += 1
         ident = self.next_id
-        self.send({"id": ident, "method": method, "params": params})
+        self.send({"id": ident, "method": method, "params": params}, checked=True)
         reply = self.receive()
         if reply is None:
             raise SystemExit(0)
@@ -72,9 +74,6 @@ class Channel:
 class GuestOutput(io.TextIOBase):
     """``sys.stdout`` while guest code runs: every write is a ``print`` notification, with
     the output limit counted here too (the host counts again and kills past it)."""
-
-    # characters per notification: a long write goes out in pieces the host accepts
-    CHUNK = 1 << 20
 
     def __init__(self, channel: Channel) -> None:
         self.channel = channel
@@ -91,8 +90,8 @@ class GuestOutput(io.TextIOBase):
             from safe_eval.errors import OutputLimit
 
             raise OutputLimit("too much output", value=self.limit, reached=self.size)
-        for start in range(0, len(text), self.CHUNK):
-            self.channel.send({"method": "print", "params": {"text": text[start:start + self.CHUNK]}})
+        if text:
+            self.channel.send({"method": "print", "params": {"text": text}})
         return len(text)
 
 
@@ -113,6 +112,7 @@ def _tool_stub(channel: Channel, name: str, signature: Any) -> Callable[..., Any
 
 class Worker:
     def __init__(self, channel: Channel, mode: str) -> None:
+        self.pid = os.getpid()
         self.channel = channel
         self.mode = mode
         self.ns: dict[str, Any] = {}
@@ -210,8 +210,12 @@ class Worker:
                     raise
                 reply = {"id": ident, "error": {"code": -32000, "message": type(exc).__name__,
                                                 "data": _guest_or_error(exc, self.mode)}}
+            if os.getpid() != self.pid:
+                os._exit(0)  # a process the guest forked came back here: it never talks to the host
+            # every process the run started ends with it, before the host hears the run is over
+            processes.end_descendants()
             try:
-                channel.send(reply)
+                channel.send(reply, checked=True)
             except SandboxValueError as exc:  # the answer is too large for the wire: say so instead
                 channel.send({"id": ident, "error": {"code": -32000, "message": "SandboxValueError",
                                                      "data": error_data(exc)}})
@@ -284,6 +288,9 @@ def serve(config: dict[str, Any], *, warm: bool) -> None:
     mode = str(config.get("mode", "interpreter"))
     if warm:
         _warm_up()
+    # orphans of the guest's processes come to this worker, not to the init of the namespace:
+    # it finds and ends them all after each run (``processes.end_descendants``)
+    processes.become_subreaper()
     applied = lockdown.apply(config.get("lockdown", {}))
     workdir = config.get("workdir")
     if workdir:
