@@ -264,9 +264,12 @@ def _run_cpython(code: str, ns: dict[str, Any], filename: str) -> Any:
 
 def _warm_up() -> None:
     # the first evaluation pays for lazy imports and caches: pay it before lockdown and ready
+    # (a zygote pays it once for every worker it forks), the policy's wire form included
     from safe_eval.api import Evaluator
+    from safe_eval.sandbox.policywire import from_wire, to_wire
 
-    Evaluator().run("x = [i * i for i in range(3)]\nprint(end='')\nsum(x)", {})
+    policy = from_wire(to_wire(Evaluator().policy))
+    Evaluator(policy).run("x = [i * i for i in range(3)]\nprint(end='')\nsum(x)", {})
 
 
 def main(argv: list[str] | None = None) -> None:
