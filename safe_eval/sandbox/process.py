@@ -2,8 +2,11 @@
 
 The worker is started in its own session (process group), so one ``killpg`` ends it and
 everything it started; bubblewrap's ``--die-with-parent`` and pid namespace take the inside
-down with it. Reading is ``select``-driven against a deadline: a worker that goes silent past
-its time limit, floods its output, or sends garbage is killed and reported, never waited on.
+down with it. Reading and writing are ``select``-driven against the run's deadline (tool calls
+included): a worker that goes silent past its time limit, stops reading, floods its output, or
+sends garbage or a line too large to decode (``protocol.oversized``) is killed and reported,
+never waited on. Before its first request, every process of a worker is put in a pids cgroup
+of its own (``cgroup``).
 """
 
 from __future__ import annotations
@@ -99,17 +102,7 @@ def _group_running(pgid: int) -> bool:
         os.killpg(pgid, 0)
     except (ProcessLookupError, PermissionError):
         return False
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                fields = f.read().rpartition(b") ")[2].split()
-        except OSError:
-            continue
-        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] not in (b"Z", b"X"):
-            return True
-    return False
+    return bool(_group_members(pgid))
 
 
 def _group_members(pgid: int) -> list[int]:

@@ -6,10 +6,13 @@
         s.run("x + 2").value        # 42: the guest namespace lives in the worker
         s.rollback()                # the workspace as it was before the last run changed it
 
-Tools stay in the host: an env callable becomes a stub in the worker whose calls come back
-here, are decided by the host's policy and audit hook (``call_tool``), and run here. When a
-limit kills the worker, the next run starts a fresh one (the namespace is lost; the workspace
-is kept).
+Every run is checked here first (``prepare``): code ``safe_eval.check`` refuses never reaches
+a worker. The worker then runs it under the same policy, sent whole (``policywire``).
+
+Tools stay in the host: an env callable becomes a stub in the worker (with the tool's
+signature) whose calls come back here, are decided by the host's policy and audit hook
+(``call_tool``), and run here. When a limit or a denial kills the worker, the next run starts a
+fresh one (the namespace is lost; the workspace is kept).
 """
 
 from __future__ import annotations

@@ -1,9 +1,11 @@
 """The sandbox worker: ``python -m safe_eval.worker CONFIG`` inside the OS sandbox.
 
-It imports the pipeline, locks itself down (``lockdown.apply``), says ``ready``, then serves
-``run`` requests from stdin until ``exit`` or end of input. One worker keeps one guest
-namespace: a session's REPL state. Tools are stubs that ask the host (``tool`` requests);
-guest output goes out as ``print`` notifications as it is written.
+It imports the pipeline, becomes a child subreaper, locks itself down (``lockdown.apply``), says
+``ready``, then serves ``run`` requests from stdin until ``exit`` or end of input. One worker
+keeps one guest namespace: a session's REPL state. Tools are stubs that ask the host (``tool``
+requests); guest output goes out as ``print`` notifications as it is written; a tool call this
+worker's policy denies is told to the host (``denied``). Every process a run started is killed
+before its answer goes out (``processes``).
 
 The protocol uses private copies of fds 0 and 1; fd 0 then reads /dev/null and fd 1 goes to
 stderr, so stray C-level writes cannot corrupt the stream.
