@@ -17,6 +17,7 @@ from __future__ import annotations
 import atexit
 import os
 import threading
+import time
 
 __all__ = ["MAX_PROCESSES", "ProcessLimit"]
 
@@ -26,6 +27,10 @@ _BASE = os.path.join(ROOT, "safe-eval")
 # cgroups whose last process was not reaped yet when their worker ended: removed later
 _LEFT: set[str] = set()
 _LOCK = threading.Lock()
+# an empty cgroup older than this was left by a process that ended first (killed, or its
+# workers outlived its exit handlers): any process making a new one removes it
+_STALE_SECONDS = 60.0
+_swept = [0.0]
 
 
 def _write(path: str, text: str) -> None:
@@ -48,6 +53,7 @@ class ProcessLimit:
         if not os.path.isdir(ROOT) or not os.access(ROOT, os.W_OK):
             return None
         _remove_left()
+        _sweep_stale()
         path = os.path.join(_BASE, name)
         try:
             os.makedirs(_BASE, exist_ok=True)
@@ -90,6 +96,26 @@ def _remove_left() -> None:
             except OSError:
                 continue
             _LEFT.discard(path)
+
+
+def _sweep_stale() -> None:
+    """Remove empty cgroups under ``_BASE`` older than ``_STALE_SECONDS`` (at most once a
+    minute; rmdir of a cgroup that still has a process fails and leaves it)."""
+    now = time.time()
+    if now - _swept[0] < _STALE_SECONDS:
+        return
+    _swept[0] = now
+    try:
+        entries = os.listdir(_BASE)
+    except OSError:
+        return
+    for entry in entries:
+        path = os.path.join(_BASE, entry)
+        try:
+            if os.path.isdir(path) and now - os.stat(path).st_mtime > _STALE_SECONDS:
+                os.rmdir(path)
+        except OSError:
+            continue
 
 
 atexit.register(_remove_left)

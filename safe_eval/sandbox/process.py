@@ -410,12 +410,14 @@ class WorkerProcess:
             self.proc.kill()
         except OSError:
             pass
-        self.proc.wait()
-        _wait_group_gone(self.proc.pid)
-        if self.outside_group and self.tag:
-            _kill_tagged(self.tag)
-        if self._limit is not None:
-            self._limit.remove()
+        try:
+            self.proc.wait()
+            _wait_group_gone(self.proc.pid)
+            if self.outside_group and self.tag:
+                _kill_tagged(self.tag)
+        finally:
+            if self._limit is not None:
+                self._limit.remove()
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
                 if f is not None:
