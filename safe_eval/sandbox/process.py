@@ -71,6 +71,8 @@ ToolHandler = Callable[[str, tuple[Any, ...], dict[str, Any]], Any]
 # not plain data), for the host's audit hook
 DenialHandler = Callable[[str, "tuple[Any, ...] | None", "dict[str, Any] | None"], None]
 PrintHandler = Callable[[str], None]
+# code the worker's copy of the policy refused (a guest exec string): its PolicyViolation and file
+RefusalHandler = Callable[[PolicyViolation, str], None]
 
 
 def tagged_pids(tag: str) -> list[int]:
@@ -295,7 +297,8 @@ class WorkerProcess:
 
     def request(self, method: str, params: dict[str, Any], *, seconds: float, grace: float,
                 output_limit: int, on_print: PrintHandler, on_tool: ToolHandler,
-                on_denied: DenialHandler | None = None, denials_end_the_run: bool = False) -> Any:
+                on_denied: DenialHandler | None = None, on_refused: RefusalHandler | None = None,
+                denials_end_the_run: bool = False) -> Any:
         """Send one request and serve the worker (output, tool calls) until it answers. Past
         ``seconds`` (+ ``grace``) of wall time, tool calls and every transfer included, or
         ``output_limit`` characters of output, the worker is killed and the limit raised.
@@ -323,6 +326,8 @@ class WorkerProcess:
                 on_print(text)
             elif kind == "denied":
                 self._denied(msg, on_denied)
+            elif kind == "refused":
+                self._refused(msg, on_refused)
             elif kind == "tool":
                 # the tool's time is the run's time: a run that calls slow tools ends at its
                 # limit like any other (tools are host code: they are not interrupted, the run
@@ -354,6 +359,22 @@ class WorkerProcess:
             raise self._crashed("the sandbox worker sent a malformed denial")
         if on_denied is not None:
             on_denied(params["name"], None if args is None else tuple(args), kwargs)
+
+    def _refused(self, msg: dict[str, Any], on_refused: RefusalHandler | None) -> None:
+        params = msg.get("params")
+        if type(params) is not dict or type(params.get("filename")) is not str:
+            raise self._crashed("the sandbox worker sent a malformed refusal")
+        data = params.get("data")
+        refused = None
+        if type(data) is dict and data.get("kind") == "PolicyViolation":
+            try:  # checked field by field, as a reported error is
+                refused = error_from_data(data)
+            except SandboxCrashed:
+                pass
+        if not isinstance(refused, PolicyViolation):
+            raise self._crashed("the sandbox worker sent a malformed refusal")
+        if on_refused is not None:
+            on_refused(refused, params["filename"][:1024])
 
     def _decode(self, data: Any) -> Any:
         """A value the worker sent in a call; a malformed one ends the worker."""

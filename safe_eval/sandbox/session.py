@@ -127,13 +127,18 @@ class Session:
                                     code=rules.TOOL_NOT_ALLOWED.code)
             report(job.audit, ToolEvent(name, args or (), kwargs or {}, decision))
 
+        def refused(exc: PolicyViolation, filename: str) -> None:
+            from safe_eval.audit import Refusal, report
+
+            report(job.audit, Refusal(exc.diagnostics, filename, exc.source))
+
         if self.snapshots:
             self.workspace.snapshot()
         proc = self._worker()
         start = time.perf_counter()
         try:
             reply = proc.request("run", params, seconds=lim.time, grace=GRACE, output_limit=lim.output,
-                                 on_print=printed, on_tool=tool, on_denied=denied,
+                                 on_print=printed, on_tool=tool, on_denied=denied, on_refused=refused,
                                  denials_end_the_run=self.backend.mode == "cpython")
         except SafeEvalError as exc:
             exc.stdout = "".join(out)  # what the run printed before it failed, as in process

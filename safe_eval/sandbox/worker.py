@@ -139,10 +139,17 @@ class Worker:
         return ev
 
     def _tell_host(self, event: Any) -> None:
-        """This worker's policy denied a tool call, so the host never got it: tell the host,
-        whose audit hook sees every denial as in process (it decides the call again itself)."""
+        """This worker's policy refused code (a guest ``exec`` string) or denied a tool call, so
+        the host never saw it: tell the host, whose audit hook sees every refusal and denial as
+        in process (it decides a denied call again itself)."""
+        from safe_eval.audit import Refusal
         from safe_eval.policy.enforce import ToolEvent
 
+        if type(event) is Refusal:
+            data = {"kind": "PolicyViolation", "source": event.source,
+                    "diagnostics": [d.to_dict() for d in event.diagnostics]}
+            self.channel.send({"method": "refused", "params": {"filename": event.filename, "data": data}})
+            return
         if type(event) is not ToolEvent or event.decision.allowed:
             return
         try:

@@ -159,3 +159,21 @@ def test_the_worker_gets_the_whole_policy_not_its_name():
     )
     sent = json.loads(json.dumps(to_wire(policy)))
     assert from_wire(sent) == policy.replace(sandbox=None)
+
+
+@pytest.mark.parametrize("name", INTERPRETERS)
+def test_code_the_workers_policy_refuses_reaches_the_hosts_audit_hook(name):
+    _skip(name)
+    host = Host()
+    events: list[object] = []
+    code = 'g = {"add": add, "other": other}\nexec("add(1, 2)\\nother()", g)'
+    ev = safe_eval.Evaluator(POLICY, audit=events.append, sandbox=name)
+    with pytest.raises(PolicyViolation):
+        ev.run(code, host.env())
+    in_process: list[object] = []
+    with pytest.raises(PolicyViolation):
+        safe_eval.Evaluator(POLICY, audit=in_process.append).run(code, Host().env())
+    refusals = [e for e in events if type(e) is Refusal]
+    assert [[d.code for d in r.diagnostics] for r in refusals] == [
+        [d.code for d in r.diagnostics] for r in in_process if type(r) is Refusal] == [["T003"]]
+    assert refusals[0].source == "add(1, 2)\nother()"
