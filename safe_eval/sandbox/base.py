@@ -21,7 +21,6 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from safe_eval.errors import SandboxError, SandboxUnavailable
-from safe_eval.sandbox.cgroup import MAX_PROCESSES
 from safe_eval.sandbox.lockdown import TMP_BYTES
 from safe_eval.sandbox.process import WorkerProcess
 from safe_eval.sandbox.workspace import Workspace
@@ -107,9 +106,8 @@ class Backend(ABC):
     def lockdown(self, workspace_inside: str) -> dict[str, Any]:
         """What the worker does to itself after start-up (see ``lockdown.apply``)."""
         return {
-            # nproc binds where the worker's host uid is not root (a pids cgroup does there: cgroup.py)
             "rlimits": {"as": self.memory, "cpu": WORKER_CPU_SECONDS, "fsize": TMP_BYTES, "nofile": 256,
-                        "core": 0, "nproc": MAX_PROCESSES},
+                        "core": 0},
             "drop_root": True,
             "seccomp": True,
             "block_exec": self.mode == "cpython",

@@ -21,6 +21,7 @@ import sys
 from typing import Any
 
 from safe_eval.sandbox.base import Backend, boot_argv, package_roots, python_executable
+from safe_eval.sandbox.cgroup import MAX_PROCESSES
 from safe_eval.sandbox.forkserver import Zygote, zygote_for
 from safe_eval.sandbox.lockdown import TMP_BYTES
 from safe_eval.sandbox.namespaces import WORKSPACE, WORKSPACES
@@ -85,6 +86,13 @@ class BwrapBackend(Backend):
         super().__init__(mode, **options)
         # False: every worker is a cold bwrap + Python start (the benchmark's "before")
         self.zygote = zygote
+
+    def lockdown(self, workspace_inside: str) -> dict[str, Any]:
+        spec = super().lockdown(workspace_inside)
+        # in a user namespace RLIMIT_NPROC counts that namespace's processes only: it binds
+        # where the host uid behind 65534 is not root (for root, the pids cgroup does: cgroup.py)
+        spec["rlimits"]["nproc"] = MAX_PROCESSES
+        return spec
 
     @classmethod
     def unavailable(cls) -> str | None:

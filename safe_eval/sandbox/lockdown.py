@@ -96,10 +96,8 @@ def _drop_root(wanted: bool) -> bool:
     os.setgroups([])
     os.setresgid(NOBODY, NOBODY, NOBODY)
     os.setresuid(NOBODY, NOBODY, NOBODY)
-    # processes are counted per uid once we are not root: no fork bombs (kept if set lower)
-    nproc = resource.getrlimit(resource.RLIMIT_NPROC)[0]
-    if nproc == resource.RLIM_INFINITY or nproc > 64:
-        resource.setrlimit(resource.RLIMIT_NPROC, (64, 64))
+    # processes are counted per uid once we are not root: no fork bombs
+    resource.setrlimit(resource.RLIMIT_NPROC, (64, 64))
     return True
 
 
