@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from safe_eval.errors import SandboxError, SandboxUnavailable
+from safe_eval.sandbox.lockdown import TMP_BYTES
 from safe_eval.sandbox.process import WorkerProcess
 from safe_eval.sandbox.workspace import Workspace
 
@@ -105,7 +106,7 @@ class Backend(ABC):
     def lockdown(self, workspace_inside: str) -> dict[str, Any]:
         """What the worker does to itself after start-up (see ``lockdown.apply``)."""
         return {
-            "rlimits": {"as": self.memory, "cpu": WORKER_CPU_SECONDS, "fsize": 64 << 20, "nofile": 256,
+            "rlimits": {"as": self.memory, "cpu": WORKER_CPU_SECONDS, "fsize": TMP_BYTES, "nofile": 256,
                         "core": 0},
             "drop_root": True,
             "seccomp": True,
@@ -175,11 +176,14 @@ class Backend(ABC):
     def run(self, code: Any, env: Mapping[str, Any] | None = None, *, policy: Any = None,
             limits: Any = None, audit: Callable[..., Any] | None = None,
             on_print: Callable[[str], Any] | None = None, filename: str = "<safe-eval>") -> Result:
-        """One evaluation in a fresh worker (taken warm from the pool, then discarded)."""
+        """One evaluation in a fresh worker (taken warm from the pool, then discarded). The
+        host checks the code before it takes a worker: refused code never reaches one."""
+        from safe_eval.sandbox.session import prepare
+
+        job = prepare(self, code, env, policy=policy, limits=limits, audit=audit, filename=filename)
         session = self.session(snapshot=False)
         try:
-            return session.run(code, env, policy=policy, limits=limits, audit=audit,
-                               on_print=on_print, filename=filename)
+            return session.run_prepared(job, on_print=on_print)
         finally:
             session.close(wait=False)
 

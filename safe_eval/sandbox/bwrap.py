@@ -3,9 +3,9 @@
 New user, pid, network, ipc, uts and cgroup namespaces; uid/gid 65534 with no capabilities;
 a read-only root holding only ``/usr`` (and its ``/lib``, ``/bin`` links), the interpreter's
 prefix and the packages the worker imports (bound under ``/opt/safe-eval/lib``); a tmpfs
-``/tmp``; the workspace at ``/workspace``, the only writable host directory. The host file
-system is otherwise invisible. ``--die-with-parent`` and the pid namespace mean killing the
-bwrap process ends everything inside. Inside, the worker adds rlimits and seccomp.
+``/tmp`` of at most ``lockdown.TMP_BYTES``; the workspace at ``/workspace``, the only writable
+host directory. The host file system is otherwise invisible. ``--die-with-parent`` and the pid
+namespace mean killing the bwrap process ends everything inside. Inside, the worker adds rlimits and seccomp.
 
 By default (``zygote=True``) workers are not started cold: one warm zygote per configuration
 runs in such a bwrap sandbox (``forkserver``, ``zygote``) and forks each worker, which then
@@ -21,7 +21,9 @@ import sys
 from typing import Any
 
 from safe_eval.sandbox.base import Backend, boot_argv, package_roots, python_executable
+from safe_eval.sandbox.cgroup import MAX_PROCESSES
 from safe_eval.sandbox.forkserver import Zygote, zygote_for
+from safe_eval.sandbox.lockdown import TMP_BYTES
 from safe_eval.sandbox.namespaces import WORKSPACE, WORKSPACES
 from safe_eval.sandbox.process import WorkerProcess
 from safe_eval.sandbox.workspace import Workspace
@@ -57,7 +59,8 @@ def _sandbox_argv(python: str) -> list[str]:
         "--symlink", "usr/bin", "/bin", "--symlink", "usr/sbin", "/sbin",
         # ldconfig's cache: pyseccomp finds libseccomp through it
         "--ro-bind", "/etc/ld.so.cache", "/etc/ld.so.cache",
-        "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+        # a tmpfs is host memory: bounded (--size needs bubblewrap >= 0.9; the package is 0.11)
+        "--proc", "/proc", "--dev", "/dev", "--size", str(TMP_BYTES), "--tmpfs", "/tmp",
     ]
     if not prefix.startswith("/usr/") and prefix != "/usr":
         argv += ["--ro-bind", prefix, prefix]
@@ -83,6 +86,13 @@ class BwrapBackend(Backend):
         super().__init__(mode, **options)
         # False: every worker is a cold bwrap + Python start (the benchmark's "before")
         self.zygote = zygote
+
+    def lockdown(self, workspace_inside: str) -> dict[str, Any]:
+        spec = super().lockdown(workspace_inside)
+        # in a user namespace RLIMIT_NPROC counts that namespace's processes only: it binds
+        # where the host uid behind 65534 is not root (for root, the pids cgroup does: cgroup.py)
+        spec["rlimits"]["nproc"] = MAX_PROCESSES
+        return spec
 
     @classmethod
     def unavailable(cls) -> str | None:

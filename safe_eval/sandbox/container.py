@@ -19,6 +19,7 @@ import uuid
 from typing import Any
 
 from safe_eval.sandbox.base import Backend, boot_argv, package_roots
+from safe_eval.sandbox.lockdown import TMP_BYTES
 from safe_eval.sandbox.workspace import Workspace
 
 __all__ = ["IMAGE", "ContainerBackend", "build_image", "container_cli"]
@@ -147,7 +148,7 @@ class ContainerBackend(Backend):
         # --init: the worker must not be the container's pid 1, which the kernel shields from
         # signals it does not handle (os.abort would end in SIGSEGV, a limit kill in nothing)
         argv = [self.cli, "run", "-i", "--rm", "--init", "--name", name, "--network", "none", "--read-only",
-                "--tmpfs", "/tmp", "--user", "65534:65534", "--cap-drop", "ALL",
+                "--tmpfs", f"/tmp:size={TMP_BYTES}", "--user", "65534:65534", "--cap-drop", "ALL",
                 "--security-opt", "no-new-privileges", "--pids-limit", "64",
                 "--memory", str(self.memory), "--ulimit", "nofile=1024:1024",
                 "-v", f"{workspace.path}:/workspace", "-w", "/workspace"]

@@ -127,7 +127,10 @@ class Zygote:
     def reap(self, pid: int) -> int:
         """The wait status of a worker that has ended (SIGKILL when the zygote is gone)."""
         with self._lock:
-            if self._sock is None:
+            # a zygote that ended took its pid namespace, this worker included, with it: never
+            # start a new zygote only to ask it about a worker it never had (at exit that start
+            # fails: the spawner thread is already shut down)
+            if self._sock is None or self._proc is None or self._proc.poll() is not None:
                 return signal.SIGKILL
             try:
                 reply, fds = self._request({"op": "wait", "pid": pid}, [])

@@ -8,8 +8,11 @@ after the worker has imported what it needs and before any guest code exists:
 3. Landlock (``landlockpy``, when installed and the kernel has it): read only the given paths,
    write only the workspace, no TCP, no signals or abstract sockets outside the domain;
 4. seccomp (``pyseccomp``, when installed): ``socket``, ``ptrace``, ``mount``, ``bpf`` and other
-   kernel surface return EPERM; in ``cpython`` mode also ``execve`` (the worker is already
-   running, so it needs no further exec).
+   kernel surface return EPERM; so does every way to a new namespace or mount (``unshare``,
+   ``setns``, ``clone`` with a ``CLONE_NEW*`` flag, the new mount API ``fsopen``/``fsmount``/
+   ``move_mount``/``open_tree``...); ``clone3``, whose flags sit in memory a filter cannot
+   read, returns ENOSYS, so the C library falls back to ``clone``, whose flags it can; in
+   ``cpython`` mode also ``execve`` (the worker is already running, so it needs no further exec).
 
 Each optional layer reports whether it was applied, so ``sandbox doctor`` and the host can say
 what is in force. A layer that is required (``require``) and cannot be applied ends the worker
@@ -26,6 +29,9 @@ from typing import Any
 __all__ = ["apply", "preload"]
 
 NOBODY = 65534
+# a worker's private /tmp (a tmpfs: host memory) holds at most this many bytes, and so does one
+# file it writes anywhere (RLIMIT_FSIZE): its disk and memory outside the address-space limit
+TMP_BYTES = 64 << 20
 _DENIED_SYSCALLS = (
     "socket", "socketpair", "ptrace", "mount", "umount2", "pivot_root", "chroot", "bpf",
     "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key", "unshare", "setns",
@@ -34,7 +40,13 @@ _DENIED_SYSCALLS = (
     "reboot", "swapon", "swapoff", "acct", "quotactl", "syslog", "personality",
     # the host kills the worker by its process group: no leaving it
     "setsid", "setpgid",
+    # the new mount API: a mount namespace's tree changed without mount(2)
+    "fsopen", "fsconfig", "fsmount", "fspick", "move_mount", "open_tree", "mount_setattr",
+    # hardware ports, kernel module and accounting surface an unprivileged process never needs
+    "iopl", "ioperm", "kcmp", "lookup_dcookie", "uselib", "vhangup", "quotactl_fd",
 )
+# clone(2) flags that make a new namespace: denied whatever else is set
+_CLONE_NEW = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
 
 
 def apply(spec: Mapping[str, Any]) -> dict[str, bool]:
@@ -126,11 +138,18 @@ def _seccomp(block_exec: bool) -> bool:
         filt = sc.SyscallFilter(sc.ALLOW)
         names = _DENIED_SYSCALLS + (("execve", "execveat") if block_exec else ())
         for name in names:
-            try:
-                filt.add_rule(sc.ERRNO(errno.EPERM), name)
-            except (ValueError, OSError):  # a syscall this architecture does not have
-                continue
+            _rule(filt, sc.ERRNO(errno.EPERM), name)
+        for flag in _CLONE_NEW:
+            _rule(filt, sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
+        _rule(filt, sc.ERRNO(errno.ENOSYS), "clone3")
         filt.load()
     except (OSError, RuntimeError):
         return False
     return True
+
+
+def _rule(filt: Any, action: Any, name: str, *args: Any) -> None:
+    try:
+        filt.add_rule(action, name, *args)
+    except (ValueError, OSError):  # a syscall this architecture (or libseccomp) does not know
+        pass

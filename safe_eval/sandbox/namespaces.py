@@ -18,6 +18,8 @@ import ctypes
 import os
 import struct
 
+from safe_eval.sandbox.lockdown import TMP_BYTES
+
 __all__ = ["enter", "WORKSPACE", "WORKSPACES"]
 
 WORKSPACE = "/workspace"
@@ -89,7 +91,7 @@ def _mounts(libc: ctypes.CDLL, workspace_name: str) -> None:
 
     mount(b"none", "/", None, _MS_REC | _MS_PRIVATE, None)
     # the zygote's /tmp is shared by every worker it forks: each gets its own
-    mount(b"tmpfs", "/tmp", b"tmpfs", _MS_NOSUID | _MS_NODEV, b"size=64m,mode=1777")
+    mount(b"tmpfs", "/tmp", b"tmpfs", _MS_NOSUID | _MS_NODEV, f"size={TMP_BYTES},mode=1777".encode())
     mount(f"{WORKSPACES}/{workspace_name}".encode(), WORKSPACE, None, _MS_BIND, None)
     # the other workers' workspaces: covered (the zygote's bind stays underneath, unreachable)
     mount(b"tmpfs", WORKSPACES, b"tmpfs", _MS_RDONLY | _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,

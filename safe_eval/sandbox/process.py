@@ -2,8 +2,11 @@
 
 The worker is started in its own session (process group), so one ``killpg`` ends it and
 everything it started; bubblewrap's ``--die-with-parent`` and pid namespace take the inside
-down with it. Reading is ``select``-driven against a deadline: a worker that goes silent past
-its time limit, floods its output, or sends garbage is killed and reported, never waited on.
+down with it. Reading and writing are ``select``-driven against the run's deadline (tool calls
+included): a worker that goes silent past its time limit, stops reading, floods its output, or
+sends garbage or a line too large to decode (``protocol.oversized``) is killed and reported,
+never waited on. Before its first request, every process of a worker is put in a pids cgroup
+of its own (``cgroup``).
 """
 
 from __future__ import annotations
@@ -15,10 +18,18 @@ import subprocess
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import IO, Any, Protocol
+from typing import IO, Any, NoReturn, Protocol
 
-from safe_eval.errors import OutputLimit, SafeEvalError, SandboxCrashed, TimeLimit
+from safe_eval.errors import (
+    OutputLimit,
+    PolicyViolation,
+    SafeEvalError,
+    SandboxCrashed,
+    SandboxValueError,
+    TimeLimit,
+)
 from safe_eval.sandbox import codec
+from safe_eval.sandbox.cgroup import ProcessLimit
 from safe_eval.sandbox.protocol import MAX_LINE, dumps, error_data, error_from_data, parse_message
 
 __all__ = ["ProcessHandle", "WorkerProcess", "spawn"]
@@ -56,7 +67,12 @@ def spawn(argv: Sequence[str], *, pass_fds: Sequence[int] = ()) -> subprocess.Po
 
 
 ToolHandler = Callable[[str, tuple[Any, ...], dict[str, Any]], Any]
+# a tool call the worker's copy of the policy denied: (name, args, kwargs; None when they were
+# not plain data), for the host's audit hook
+DenialHandler = Callable[[str, "tuple[Any, ...] | None", "dict[str, Any] | None"], None]
 PrintHandler = Callable[[str], None]
+# code the worker's copy of the policy refused (a guest exec string): its PolicyViolation and file
+RefusalHandler = Callable[[PolicyViolation, str], None]
 
 
 def tagged_pids(tag: str) -> list[int]:
@@ -88,6 +104,12 @@ def _group_running(pgid: int) -> bool:
         os.killpg(pgid, 0)
     except (ProcessLookupError, PermissionError):
         return False
+    return bool(_group_members(pgid))
+
+
+def _group_members(pgid: int) -> list[int]:
+    """Host pids of the live processes of group ``pgid``."""
+    found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -97,8 +119,8 @@ def _group_running(pgid: int) -> bool:
         except OSError:
             continue
         if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] not in (b"Z", b"X"):
-            return True
-    return False
+            found.append(int(entry))
+    return found
 
 
 def _wait_group_gone(pgid: int) -> None:
@@ -140,8 +162,12 @@ class WorkerProcess:
             stderr=subprocess.PIPE, env={}, cwd=cwd, start_new_session=True, close_fds=True,
         ).result()
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        self._in = self.proc.stdin.fileno()
         self._out = self.proc.stdout.fileno()
         self._err = self.proc.stderr.fileno()
+        # every host <-> worker transfer waits in select() against a deadline, never in a
+        # blocking read or write: a worker that stops reading must not hang the host
+        os.set_blocking(self._in, False)
         os.set_blocking(self._out, False)
         os.set_blocking(self._err, False)
         self._buf = bytearray()
@@ -150,6 +176,7 @@ class WorkerProcess:
         self.ready = False
         self.layers: dict[str, bool] = {}
         self.dead = False
+        self._limit: ProcessLimit | None = None
 
     @property
     def pid(self) -> int:
@@ -179,7 +206,10 @@ class WorkerProcess:
                     self._buf = bytearray(rest)
                 if len(self._buf) > MAX_LINE:
                     raise self._crashed("the sandbox worker sent a line longer than the protocol allows")
-        return parse_message(self._lines.pop(0))
+        try:
+            return parse_message(self._lines.pop(0))
+        except SandboxCrashed as exc:  # garbage, or too large to decode: the worker ends here
+            raise self._crashed(str(exc)) from None
 
     def _read(self, fd: int) -> bytes | None:
         """Bytes read, b"" at end of file, None when nothing was there after all."""
@@ -227,31 +257,62 @@ class WorkerProcess:
         params = msg.get("params")
         layers = params.get("layers") if type(params) is dict else None
         self.layers = {str(k): bool(v) for k, v in layers.items()} if type(layers) is dict else {}
+        self.layers["pids"] = self._bound_processes()
         self.ready = True
 
-    def send(self, message: dict[str, Any]) -> None:
+    def _bound_processes(self) -> bool:
+        """Put every process of the worker (started, no guest code yet) in a pids cgroup of
+        its own: what the guest forks later is counted there (``cgroup``)."""
+        if not self.tag:
+            return False
+        self._limit = ProcessLimit.create(os.path.basename(self.tag))
+        if self._limit is None:
+            return False
+        # a started command (bubblewrap, its init, the worker) is a process group; a worker a
+        # zygote forked is one process so far
+        started = isinstance(self.proc, subprocess.Popen)
+        return self._limit.add(_group_members(self.proc.pid) if started else [self.proc.pid])
+
+    def send(self, message: dict[str, Any], deadline: float) -> bool:
+        """Write one message before ``deadline``; False (nothing more written) when the worker
+        did not take it in time, ``SandboxCrashed`` when it closed its input."""
         message["jsonrpc"] = "2.0"
-        assert self.proc.stdin is not None
-        try:
-            self.proc.stdin.write(dumps(message))
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise self._crashed("the sandbox worker stopped reading") from None
+        view = memoryview(dumps(message))
+        while view:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            readable, writable, _ = select.select([self._err], [self._in], [], left)
+            if readable:
+                self._drain_stderr()  # a worker blocked on a full stderr pipe reads nothing
+            if not writable:
+                continue
+            try:
+                view = view[os.write(self._in, view):]
+            except BlockingIOError:
+                continue
+            except OSError:  # EPIPE: the worker closed its end (or ended)
+                raise self._crashed("the sandbox worker stopped reading") from None
+        return True
 
     def request(self, method: str, params: dict[str, Any], *, seconds: float, grace: float,
-                output_limit: int, on_print: PrintHandler, on_tool: ToolHandler) -> Any:
+                output_limit: int, on_print: PrintHandler, on_tool: ToolHandler,
+                on_denied: DenialHandler | None = None, on_refused: RefusalHandler | None = None,
+                denials_end_the_run: bool = False) -> Any:
         """Send one request and serve the worker (output, tool calls) until it answers. Past
-        ``seconds`` (+ ``grace``) of guest time, or ``output_limit`` characters of output, the worker is
-        killed and the limit raised."""
+        ``seconds`` (+ ``grace``) of wall time, tool calls and every transfer included, or
+        ``output_limit`` characters of output, the worker is killed and the limit raised.
+        ``denials_end_the_run``: a tool call the policy denies kills the worker and raises here,
+        instead of reaching guest code that could catch it (plain CPython mode)."""
         self.wait_ready()
-        self.send({"id": 1, "method": method, "params": params})
         deadline = time.monotonic() + seconds + grace
+        if not self.send({"id": 1, "method": method, "params": params}, deadline):
+            self._too_slow(seconds)
         printed = 0
         while True:
             msg = self._next_message(deadline)
             if msg is None:
-                self.kill()
-                raise TimeLimit("the sandboxed run took too long; the worker was killed", value=seconds)
+                self._too_slow(seconds)
             kind = msg.get("method")
             if kind == "print":
                 text = (msg.get("params") or {}).get("text") if type(msg.get("params")) is dict else None
@@ -263,25 +324,77 @@ class WorkerProcess:
                     raise OutputLimit("too much output; the worker was killed", value=output_limit,
                                       reached=printed)
                 on_print(text)
+            elif kind == "denied":
+                self._denied(msg, on_denied)
+            elif kind == "refused":
+                self._refused(msg, on_refused)
             elif kind == "tool":
-                started = time.monotonic()
-                self.send(self._tool_reply(msg, on_tool))
-                deadline += time.monotonic() - started  # host time is not the guest's
+                # the tool's time is the run's time: a run that calls slow tools ends at its
+                # limit like any other (tools are host code: they are not interrupted, the run
+                # ends when the answer would go back)
+                reply = self._tool_reply(msg, on_tool, denials_end_the_run)
+                if time.monotonic() >= deadline or not self.send(reply, deadline):
+                    self._too_slow(seconds)
             elif kind is None and msg.get("id") == 1:
                 if "error" in msg:
                     error = msg["error"]
-                    raise error_from_data(error.get("data") if type(error) is dict else None)
+                    try:
+                        reported = error_from_data(error.get("data") if type(error) is dict else None)
+                    except SandboxCrashed:
+                        self.kill()
+                        raise
+                    raise reported
                 return msg.get("result")
             else:
                 raise self._crashed("the sandbox worker sent an unexpected message")
 
-    def _tool_reply(self, msg: dict[str, Any], on_tool: ToolHandler) -> dict[str, Any]:
+    def _denied(self, msg: dict[str, Any], on_denied: DenialHandler | None) -> None:
+        params = msg.get("params")
+        if type(params) is not dict or type(params.get("name")) is not str:
+            raise self._crashed("the sandbox worker sent a malformed denial")
+        args = None if params.get("args") is None else self._decode(params["args"])
+        kwargs = None if params.get("kwargs") is None else self._decode(params["kwargs"])
+        if (args is not None and type(args) is not list) or (kwargs is not None and (
+                type(kwargs) is not dict or any(type(k) is not str for k in kwargs))):
+            raise self._crashed("the sandbox worker sent a malformed denial")
+        if on_denied is not None:
+            on_denied(params["name"], None if args is None else tuple(args), kwargs)
+
+    def _refused(self, msg: dict[str, Any], on_refused: RefusalHandler | None) -> None:
+        params = msg.get("params")
+        if type(params) is not dict or type(params.get("filename")) is not str:
+            raise self._crashed("the sandbox worker sent a malformed refusal")
+        data = params.get("data")
+        refused = None
+        if type(data) is dict and data.get("kind") == "PolicyViolation":
+            try:  # checked field by field, as a reported error is
+                refused = error_from_data(data)
+            except SandboxCrashed:
+                pass
+        if not isinstance(refused, PolicyViolation):
+            raise self._crashed("the sandbox worker sent a malformed refusal")
+        if on_refused is not None:
+            on_refused(refused, params["filename"][:1024])
+
+    def _decode(self, data: Any) -> Any:
+        """A value the worker sent in a call; a malformed one ends the worker."""
+        try:
+            return codec.decode(data)
+        except SandboxValueError:
+            self.kill()
+            raise
+
+    def _too_slow(self, seconds: float) -> NoReturn:
+        self.kill()
+        raise TimeLimit("the sandboxed run took too long; the worker was killed", value=seconds)
+
+    def _tool_reply(self, msg: dict[str, Any], on_tool: ToolHandler,
+                    denials_end_the_run: bool) -> dict[str, Any]:
         ident = msg.get("id")
         params = msg.get("params")
         if type(params) is not dict or type(params.get("name")) is not str or type(ident) is not int:
             raise self._crashed("the sandbox worker sent a malformed tool call")
-        args = codec.decode(params.get("args"))
-        kwargs = codec.decode(params.get("kwargs"))
+        args, kwargs = self._decode(params.get("args")), self._decode(params.get("kwargs"))
         if type(args) is not list or type(kwargs) is not dict or any(type(k) is not str for k in kwargs):
             raise self._crashed("the sandbox worker sent a malformed tool call")
         try:
@@ -289,6 +402,12 @@ class WorkerProcess:
         except SandboxCrashed:  # a protocol violation (a tool this run does not have): end it
             self.kill()
             raise
+        except PolicyViolation as exc:
+            if denials_end_the_run:
+                self.kill()
+                raise
+            return {"id": ident, "error": {"code": -32001, "message": "PolicyViolation",
+                                           "data": error_data(exc)}}
         except (SafeEvalError, Exception) as exc:  # the tool's failure is the guest's to see
             return {"id": ident, "error": {"code": -32001, "message": type(exc).__name__,
                                            "data": error_data(exc)}}
@@ -312,10 +431,14 @@ class WorkerProcess:
             self.proc.kill()
         except OSError:
             pass
-        self.proc.wait()
-        _wait_group_gone(self.proc.pid)
-        if self.outside_group and self.tag:
-            _kill_tagged(self.tag)
+        try:
+            self.proc.wait()
+            _wait_group_gone(self.proc.pid)
+            if self.outside_group and self.tag:
+                _kill_tagged(self.tag)
+        finally:
+            if self._limit is not None:
+                self._limit.remove()
         for f in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             try:
                 if f is not None:

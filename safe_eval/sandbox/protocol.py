@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import builtins
 import json
+import re
 from typing import Any
 
 from safe_eval.diagnostics import Diagnostic
@@ -34,16 +35,26 @@ from safe_eval.errors import (
 )
 
 __all__ = [
+    "MAX_ITEMS",
     "MAX_LINE",
     "dumps",
     "error_data",
     "error_from_data",
     "exception_from_data",
+    "oversized",
     "parse_message",
 ]
 
-# one message at most (a value, an error, a chunk of output); a longer line ends the worker
-MAX_LINE = 64 * 1024 * 1024
+# One message at most (a value, an error, a chunk of output); a longer line ends the worker.
+# Bounded before ``json.loads`` builds anything, and so is what it would build: its strings by
+# the line's length (at most 4 bytes a character), its containers and items by ``MAX_ITEMS``
+# (counted outside strings: ``[]`` is 2 bytes on the wire and ~64 in the host, so a line of
+# them alone would decode to 32 times its size). The worker checks its own lines the same way
+# and refuses a value that would not fit with ``SandboxValueError``.
+MAX_LINE = 16 * 1024 * 1024
+MAX_ITEMS = 1_000_000
+_SCAN_FROM = 64 * 1024  # a shorter line cannot build more than a few MiB: not scanned
+_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 _MAX_TEXT = 64 * 1024  # error messages, tracebacks lines: kept to this many characters
 
 _LIMITS: dict[str, type[LimitExceeded]] = {
@@ -65,8 +76,25 @@ def dumps(message: dict[str, Any]) -> bytes:
     return json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode() + b"\n"
 
 
+def oversized(line: bytes) -> str | None:
+    """Why this line is too large to decode (None: it is not)."""
+    if len(line) > MAX_LINE:
+        return f"a line longer than the protocol allows ({MAX_LINE} bytes)"
+    if len(line) <= _SCAN_FROM:
+        return None
+    bare = _STRING.sub(b'""', line) if b'"' in line else line
+    items = bare.count(b"[") + bare.count(b"{") + bare.count(b",") + bare.count(b":")
+    if items > MAX_ITEMS:
+        return f"a message of more than {MAX_ITEMS} JSON items"
+    return None
+
+
 def parse_message(line: bytes) -> dict[str, Any]:
-    """A JSON-RPC 2.0 message object from one line, or ``SandboxCrashed``."""
+    """A JSON-RPC 2.0 message object from one line, or ``SandboxCrashed``; the line's size is
+    checked before it is decoded (``oversized``)."""
+    why = oversized(line)
+    if why is not None:
+        raise SandboxCrashed(f"the sandbox worker sent {why}")
     try:
         msg = json.loads(line)
     except (ValueError, RecursionError):

@@ -6,10 +6,13 @@
         s.run("x + 2").value        # 42: the guest namespace lives in the worker
         s.rollback()                # the workspace as it was before the last run changed it
 
-Tools stay in the host: an env callable becomes a stub in the worker whose calls come back
-here, are decided by the host's policy and audit hook (``call_tool``), and run here. When a
-limit kills the worker, the next run starts a fresh one (the namespace is lost; the workspace
-is kept).
+Every run is checked here first (``prepare``): code ``safe_eval.check`` refuses never reaches
+a worker. The worker then runs it under the same policy, sent whole (``policywire``).
+
+Tools stay in the host: an env callable becomes a stub in the worker (with the tool's
+signature) whose calls come back here, are decided by the host's policy and audit hook
+(``call_tool``), and run here. When a limit or a denial kills the worker, the next run starts a
+fresh one (the namespace is lost; the workspace is kept).
 """
 
 from __future__ import annotations
@@ -83,22 +86,16 @@ class Session:
         bindings the code made (those that are plain data) written back. ``oneshot``: the run
         gets a fresh namespace that it leaves nothing in, and nothing is written back (a batch
         job in a reused worker)."""
-        from safe_eval.api import Result, _merge
-        from safe_eval.policy import resolve_policy
+        job = prepare(self.backend, code, env, policy=policy, limits=limits, audit=audit, filename=filename)
+        return self.run_prepared(job, on_print=on_print, oneshot=oneshot)
 
-        pol = resolve_policy(policy)
-        lim = _merge(pol.limits, limits)
-        if isinstance(code, bytes):
-            code = code.decode("utf-8")
-        if not isinstance(code, str):
-            raise TypeError(f"code must be str or bytes, not {type(code).__name__}")
-        values, tools = _split_env(env)
-        if self.backend.mode == "cpython":
-            self._check_cpython(code, pol, filename, {**dict.fromkeys(values), **tools})
-        params = {
-            "code": code, "env": codec.encode(values), "tools": sorted(tools), "filename": filename,
-            "limits": _limits_dict(lim), "policy": {"name": pol.name, "imports": sorted(pol.imports)},
-        }
+    def run_prepared(self, job: Prepared, *, on_print: Callable[[str], Any] | None = None,
+                     oneshot: bool = False) -> Result:
+        """Run a job ``prepare`` checked (``Backend.run`` checks before it takes a worker)."""
+        from safe_eval.api import Result
+
+        pol, lim, tools, env = job.policy, job.limits, job.tools, job.env
+        params = dict(job.params)
         if oneshot:
             params["oneshot"] = True
         out: list[str] = []
@@ -114,7 +111,26 @@ class Session:
             fn = tools.get(name)
             if fn is None:
                 raise SandboxCrashed(f"the sandbox worker called `{name}`, which is not a tool of this run")
-            return call_tool(name, fn, args, kwargs, policy=pol, audit=audit)
+            return call_tool(name, fn, args, kwargs, policy=pol, audit=job.audit)
+
+        def denied(name: str, args: tuple[Any, ...] | None, kwargs: dict[str, Any] | None) -> None:
+            from safe_eval.audit import report
+            from safe_eval.policy.decision import Decision
+            from safe_eval.policy.enforce import ToolEvent
+
+            fn = tools.get(name)
+            if fn is None:
+                return  # not a tool of this run: nothing of the host was asked for
+            decision = None if args is None else pol.decide(name, args, kwargs or {}, fn)
+            if decision is None or decision.allowed:  # the worker denied what the host cannot see
+                decision = Decision(False, "denied by the policy in the sandbox worker",
+                                    code=rules.TOOL_NOT_ALLOWED.code)
+            report(job.audit, ToolEvent(name, args or (), kwargs or {}, decision))
+
+        def refused(exc: PolicyViolation, filename: str) -> None:
+            from safe_eval.audit import Refusal, report
+
+            report(job.audit, Refusal(exc.diagnostics, filename, exc.source))
 
         if self.snapshots:
             self.workspace.snapshot()
@@ -122,7 +138,8 @@ class Session:
         start = time.perf_counter()
         try:
             reply = proc.request("run", params, seconds=lim.time, grace=GRACE, output_limit=lim.output,
-                                 on_print=printed, on_tool=tool)
+                                 on_print=printed, on_tool=tool, on_denied=denied, on_refused=refused,
+                                 denials_end_the_run=self.backend.mode == "cpython")
         except SafeEvalError as exc:
             exc.stdout = "".join(out)  # what the run printed before it failed, as in process
             raise
@@ -145,21 +162,6 @@ class Session:
 
     def eval(self, code: Any, env: Mapping[str, Any] | None = None, **kwargs: Any) -> Any:
         return self.run(code, env, **kwargs).value
-
-    def _check_cpython(self, code: str, policy: Policy, filename: str, names: dict[str, Any]) -> None:
-        """The static checks, in the host, before plain CPython runs the code; imports the
-        backend lets through (``cpython_imports``) and the builtins the OS boundary confines
-        (``CPYTHON_BUILTINS``) are the only diagnostics forgiven."""
-        from safe_eval.checking import check
-
-        report = check(code, policy, env=names, filename=filename)  # its callables are the tools
-        imports = self.backend.cpython_imports
-        left = [d for d in report.diagnostics
-                if not (d.code == rules.IMPORT_NOT_ALLOWED.code and _quoted(d.message, "`") in imports)
-                and not (d.code == rules.FORBIDDEN_BUILTIN.code
-                         and _quoted(d.message, '"') in CPYTHON_BUILTINS)]
-        if left:
-            raise PolicyViolation(left, code, filename=filename)
 
     # -- workspace -------------------------------------------------------------------------
     def put(self, path: str, data: bytes | str) -> None:
@@ -211,6 +213,69 @@ class Session:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class Prepared:
+    """One run, checked in the host and ready to send: what ``prepare`` returns."""
+
+    __slots__ = ("audit", "env", "limits", "params", "policy", "tools")
+
+    def __init__(self, policy: Policy, limits: Limits, env: Mapping[str, Any] | None,
+                 tools: dict[str, Callable[..., Any]], audit: Callable[..., Any] | None,
+                 params: dict[str, Any]) -> None:
+        self.policy = policy
+        self.limits = limits
+        self.env = env
+        self.tools = tools
+        self.audit = audit
+        self.params = params
+
+
+def prepare(backend: Backend, code: Any, env: Mapping[str, Any] | None, *, policy: Any, limits: Any,
+            audit: Callable[..., Any] | None, filename: str) -> Prepared:
+    """Resolve, check and encode one run, in the host, before any worker is involved. The code
+    is refused here exactly when ``safe_eval.check(code, policy, env=...)`` refuses it (as an
+    in-process run is: ``PolicyViolation`` with every diagnostic, the audit hook told);
+    the worker then runs it under the same policy, sent whole (``policywire``)."""
+    from safe_eval.api import _merge
+    from safe_eval.policy import resolve_policy
+    from safe_eval.sandbox import policywire
+
+    pol = resolve_policy(policy)
+    lim = _merge(pol.limits, limits)
+    if isinstance(code, bytes):
+        code = code.decode("utf-8")
+    if not isinstance(code, str):
+        raise TypeError(f"code must be str or bytes, not {type(code).__name__}")
+    values, tools = _split_env(env)
+    _check(code, pol, filename, {**dict.fromkeys(values), **tools}, audit,
+           backend.cpython_imports if backend.mode == "cpython" else None)
+    params = {
+        "code": code, "env": codec.encode(values), "tools": sorted(tools), "filename": filename,
+        "signatures": {name: policywire.signature_to_wire(fn) for name, fn in tools.items()},
+        "limits": _limits_dict(lim), "policy": policywire.to_wire(pol),
+    }
+    return Prepared(pol, lim, env, tools, audit, params)
+
+
+def _check(code: str, policy: Policy, filename: str, names: dict[str, Any], audit: Callable[..., Any] | None,
+           cpython_imports: frozenset[str] | None) -> None:
+    """The static checks, in the host, before any worker sees the code. In cpython mode
+    (``cpython_imports`` not None: plain CPython runs the code) the imports the backend lets
+    through and the builtins the OS boundary confines (``CPYTHON_BUILTINS``) are forgiven."""
+    from safe_eval.audit import Refusal, report
+    from safe_eval.checking import check
+
+    found = check(code, policy, env=names, filename=filename).diagnostics  # its callables are the tools
+    if cpython_imports is not None:
+        found = tuple(d for d in found
+                      if not (d.code == rules.IMPORT_NOT_ALLOWED.code
+                              and _quoted(d.message, "`") in cpython_imports)
+                      and not (d.code == rules.FORBIDDEN_BUILTIN.code
+                               and _quoted(d.message, '"') in CPYTHON_BUILTINS))
+    if any(d.severity == "error" for d in found):
+        report(audit, Refusal(found, filename, code))
+        raise PolicyViolation(found, code, filename=filename)
 
 
 def _split_env(env: Mapping[str, Any] | None) -> tuple[dict[str, Any], dict[str, Callable[..., Any]]]:

@@ -1,9 +1,11 @@
 """The sandbox worker: ``python -m safe_eval.worker CONFIG`` inside the OS sandbox.
 
-It imports the pipeline, locks itself down (``lockdown.apply``), says ``ready``, then serves
-``run`` requests from stdin until ``exit`` or end of input. One worker keeps one guest
-namespace: a session's REPL state. Tools are stubs that ask the host (``tool`` requests);
-guest output goes out as ``print`` notifications as it is written.
+It imports the pipeline, becomes a child subreaper, locks itself down (``lockdown.apply``), says
+``ready``, then serves ``run`` requests from stdin until ``exit`` or end of input. One worker
+keeps one guest namespace: a session's REPL state. Tools are stubs that ask the host (``tool``
+requests); guest output goes out as ``print`` notifications as it is written; a tool call this
+worker's policy denies is told to the host (``denied``). Every process a run started is killed
+before its answer goes out (``processes``).
 
 The protocol uses private copies of fds 0 and 1; fd 0 then reads /dev/null and fd 1 goes to
 stderr, so stray C-level writes cannot corrupt the stream.
@@ -20,8 +22,8 @@ from collections.abc import Callable
 from typing import Any, BinaryIO
 
 from safe_eval.errors import SandboxValueError
-from safe_eval.sandbox import codec, lockdown
-from safe_eval.sandbox.protocol import MAX_LINE, dumps, error_data, exception_from_data
+from safe_eval.sandbox import codec, lockdown, processes
+from safe_eval.sandbox.protocol import MAX_LINE, dumps, error_data, exception_from_data, oversized
 
 __all__ = ["main", "serve"]
 
@@ -34,9 +36,17 @@ class Channel:
         self.wfile = wfile
         self.next_id = 0
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: dict[str, Any], *, checked: bool = False) -> None:
+        """Write one message. ``checked`` (an answer, a tool call's arguments): raise
+        ``SandboxValueError`` instead, nothing written, when the host would refuse it as too
+        large (``protocol.oversized``); guest output is not checked: past the bound the host
+        ends the worker (a flood of the wire is a crash)."""
         message["jsonrpc"] = "2.0"
-        self.wfile.write(dumps(message))
+        line = dumps(message)
+        why = oversized(line) if checked else None
+        if why is not None:
+            raise SandboxValueError(f"too large to cross the sandbox boundary: {why}")
+        self.wfile.write(line)
         self.wfile.flush()
 
     def receive(self) -> dict[str, Any] | None:
@@ -52,7 +62,7 @@ class Channel:
         """A request to the host, answered before anything else arrives."""
         self.next_id += 1
         ident = self.next_id
-        self.send({"id": ident, "method": method, "params": params})
+        self.send({"id": ident, "method": method, "params": params}, checked=True)
         reply = self.receive()
         if reply is None:
             raise SystemExit(0)
@@ -87,39 +97,67 @@ class GuestOutput(io.TextIOBase):
         return len(text)
 
 
-def _tool_stub(channel: Channel, name: str) -> Callable[..., Any]:
+def _tool_stub(channel: Channel, name: str, signature: Any) -> Callable[..., Any]:
+    """A stand-in for the host tool ``name``: its calls go to the host, which decides them
+    again with its policy and runs the tool. It carries the host tool's signature, so this
+    worker's policy places the arguments as the host's does (``policywire``)."""
+    from safe_eval.sandbox.policywire import signature_from_wire
+
     def tool(*args: Any, **kwargs: Any) -> Any:
         return channel.call_host("tool", {
             "name": name, "args": codec.encode(list(args)), "kwargs": codec.encode(dict(kwargs))})
 
     tool.__name__ = tool.__qualname__ = name
+    tool.__signature__ = signature_from_wire(signature)  # type: ignore[attr-defined]
     return tool
 
 
 class Worker:
     def __init__(self, channel: Channel, mode: str) -> None:
+        self.pid = os.getpid()
         self.channel = channel
         self.mode = mode
         self.ns: dict[str, Any] = {}
         self.output = GuestOutput(channel)
-        self._evaluators: dict[tuple[str, tuple[str, ...]], Any] = {}
+        self._evaluators: dict[str, Any] = {}
 
     def evaluator(self, spec: Any) -> Any:
-        """The evaluator for the host policy's name and imports. Its tool rules are the host's
-        to apply (the worker grants every stub; the host decides each call with its policy and
-        audit hook), its limits come with each run, and its sandbox minimum is met already.
-        Sent as data, not DSL text: the worker never loads the policy parser."""
+        """The evaluator for the host's policy, sent whole (``policywire``): the same imports,
+        tool rules and floor, so a guest ``exec`` string the host never saw meets the same
+        rules. Tool calls that pass here are decided again by the host, with the host tool and
+        the audit hook; limits come with each run; the sandbox minimum is met already."""
         from safe_eval.api import Evaluator
-        from safe_eval.policy import Policy
+        from safe_eval.sandbox.policywire import from_wire
 
-        if type(spec) is not dict or type(spec.get("imports")) is not list:
-            raise ValueError("malformed policy")
-        key = (str(spec.get("name")), tuple(sorted(str(m) for m in spec["imports"])))
+        key = json.dumps(spec, sort_keys=True)
         ev = self._evaluators.get(key)
         if ev is None:
-            policy = Policy(key[0], frozenset(key[1]))
-            ev = self._evaluators[key] = Evaluator(policy, echo=True, cache_size=64)
+            if len(self._evaluators) >= 16:
+                self._evaluators.clear()
+            ev = self._evaluators[key] = Evaluator(from_wire(spec), echo=True, cache_size=64,
+                                                   audit=self._tell_host)
         return ev
+
+    def _tell_host(self, event: Any) -> None:
+        """This worker's policy refused code (a guest ``exec`` string) or denied a tool call, so
+        the host never saw it: tell the host, whose audit hook sees every refusal and denial as
+        in process (it decides a denied call again itself)."""
+        from safe_eval.audit import Refusal
+        from safe_eval.policy.enforce import ToolEvent
+
+        if type(event) is Refusal:
+            data = {"kind": "PolicyViolation", "source": event.source,
+                    "diagnostics": [d.to_dict() for d in event.diagnostics]}
+            self.channel.send({"method": "refused", "params": {"filename": event.filename, "data": data}})
+            return
+        if type(event) is not ToolEvent or event.decision.allowed:
+            return
+        try:
+            args, kwargs = codec.encode(list(event.args)), codec.encode(dict(event.kwargs))
+        except SandboxValueError:
+            args = kwargs = None
+        params = {"name": event.name, "args": args, "kwargs": kwargs}
+        self.channel.send({"method": "denied", "params": params})
 
     def run(self, params: dict[str, Any]) -> dict[str, Any]:
         # a one-shot run (a batch job) gets a namespace of its own, kept by nobody after it,
@@ -130,13 +168,16 @@ class Worker:
         if type(env) is not dict:
             raise ValueError("env must be a dict")
         ns.update(env)
+        signatures = params.get("signatures") or {}
         for name in params.get("tools", []):
-            ns[str(name)] = _tool_stub(self.channel, str(name))
+            ns[str(name)] = _tool_stub(self.channel, str(name), signatures.get(name))
         before = {k: id(v) for k, v in ns.items()}
         code = str(params["code"])
         limits = params.get("limits") or {}
         self.output.size = 0
-        self.output.limit = int(limits["output"]) if "output" in limits else None
+        # plain CPython could catch an OutputLimit raised here and go on: there the host alone
+        # counts the output, and kills the worker past the limit (a denial ends the run)
+        self.output.limit = int(limits["output"]) if "output" in limits and self.mode != "cpython" else None
         saved = sys.stdout
         sys.stdout = self.output
         try:
@@ -178,7 +219,15 @@ class Worker:
                     raise
                 reply = {"id": ident, "error": {"code": -32000, "message": type(exc).__name__,
                                                 "data": _guest_or_error(exc, self.mode)}}
-            channel.send(reply)
+            if os.getpid() != self.pid:
+                os._exit(0)  # a process the guest forked came back here: it never talks to the host
+            # every process the run started ends with it, before the host hears the run is over
+            processes.end_descendants()
+            try:
+                channel.send(reply, checked=True)
+            except SandboxValueError as exc:  # the answer is too large for the wire: say so instead
+                channel.send({"id": ident, "error": {"code": -32000, "message": "SandboxValueError",
+                                                     "data": error_data(exc)}})
 
 
 def _guest_or_error(exc: BaseException, mode: str) -> dict[str, Any]:
@@ -224,9 +273,12 @@ def _run_cpython(code: str, ns: dict[str, Any], filename: str) -> Any:
 
 def _warm_up() -> None:
     # the first evaluation pays for lazy imports and caches: pay it before lockdown and ready
+    # (a zygote pays it once for every worker it forks), the policy's wire form included
     from safe_eval.api import Evaluator
+    from safe_eval.sandbox.policywire import from_wire, to_wire
 
-    Evaluator().run("x = [i * i for i in range(3)]\nprint(end='')\nsum(x)", {})
+    policy = from_wire(to_wire(Evaluator().policy))
+    Evaluator(policy).run("x = [i * i for i in range(3)]\nprint(end='')\nsum(x)", {})
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -248,6 +300,9 @@ def serve(config: dict[str, Any], *, warm: bool) -> None:
     mode = str(config.get("mode", "interpreter"))
     if warm:
         _warm_up()
+    # orphans of the guest's processes come to this worker, not to the init of the namespace:
+    # it finds and ends them all after each run (``processes.end_descendants``)
+    processes.become_subreaper()
     applied = lockdown.apply(config.get("lockdown", {}))
     workdir = config.get("workdir")
     if workdir:

@@ -76,6 +76,14 @@ GARBAGE = [
                  SandboxCrashed, id="print-of-a-non-string"),
     pytest.param(json.dumps({"jsonrpc": "2.0", "id": 99, "result": 1}).encode() + b"\n", SandboxCrashed,
                  id="answer-to-another-request"),
+    pytest.param(json.dumps({"jsonrpc": "2.0", "method": "denied", "params": {"name": 5}}).encode() + b"\n",
+                 SandboxCrashed, id="malformed-denial"),
+    pytest.param(json.dumps({"jsonrpc": "2.0", "method": "refused", "params": {
+        "filename": "f", "data": {"kind": "GuestError", "type": "X", "message": "m", "traceback": []}}}).encode()
+                 + b"\n", SandboxCrashed, id="refusal-that-is-not-a-policy-violation"),
+    pytest.param(json.dumps({"jsonrpc": "2.0", "method": "refused", "params": {
+        "filename": "f", "data": {"kind": "PolicyViolation", "diagnostics": [5]}}}).encode() + b"\n",
+                 SandboxCrashed, id="refusal-with-a-malformed-diagnostic"),
 ]
 
 

@@ -1,0 +1,156 @@
+"""Invariant: everything the host does with a worker is bounded by the run, whatever the worker does.
+
+- Time: every host <-> worker transfer (the request, each tool answer) and every tool call the
+  guest makes count against the run's time limit; past it the worker is killed and ``TimeLimit``
+  raised. A worker that stops reading cannot hang the host in a blocking write.
+- Size: a line from the worker is bounded before it is decoded, and so is what decoding it
+  would build (``protocol.MAX_LINE``, ``protocol.MAX_ITEMS``): ``SandboxCrashed``, worker killed.
+
+The worker here is a script that plays a compromised worker (plain CPython mode, or a bug): it
+can write any bytes, or stop reading.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+import time
+import tracemalloc
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+import safe_eval
+from safe_eval.errors import SandboxCrashed, TimeLimit
+from safe_eval.sandbox import Backend
+from safe_eval.sandbox.bwrap import BwrapBackend
+from safe_eval.sandbox.process import tagged_pids
+
+READY = json.dumps({"jsonrpc": "2.0", "method": "ready", "params": {"layers": {}}})
+SCRIPT = """
+import sys, time
+out = sys.stdout.buffer
+out.write({ready!r}.encode() + b"\\n"); out.flush()
+{body}
+"""
+
+
+class ScriptedBackend(Backend):
+    """A backend whose 'worker' runs ``body`` after saying ready."""
+
+    name = "scripted"
+    modes = ("interpreter",)
+
+    def __init__(self, body: str) -> None:
+        self.body = body
+        super().__init__(pool_size=0)
+
+    @classmethod
+    def unavailable(cls):
+        return None
+
+    def worker_argv(self, workspace, config):
+        script = SCRIPT.format(ready=READY, body=self.body)
+        return [sys.executable, "-I", "-S", "-c", script, json.dumps(config)], workspace.path
+
+
+def within(seconds: float, call: Callable[[], Any]) -> BaseException | Any:
+    """What ``call`` returned or raised, failing the test if it has not ended in ``seconds``
+    (the host hanging is the bug: the test must not hang with it)."""
+    box: list[Any] = []
+
+    def run() -> None:
+        try:
+            box.append(call())
+        except BaseException as exc:  # the outcome under test
+            box.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert box, f"the host was still blocked after {seconds}s"
+    return box[0]
+
+
+# -- time ------------------------------------------------------------------------------------
+
+def test_a_worker_that_stops_reading_cannot_hang_the_host_sending_a_request():
+    # the request (1 MiB of env) is more than a pipe holds: a blocking write would never return
+    with ScriptedBackend("time.sleep(60)") as backend, backend.session() as s:
+        outcome = within(15, lambda: s.run("1", {"big": "x" * (1 << 20)}, limits={"time": 0.5}))
+        assert isinstance(outcome, TimeLimit)
+        assert tagged_pids(s.workspace.path) == []
+
+
+def test_a_worker_that_stops_reading_cannot_hang_the_host_answering_a_tool_call():
+    call = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tool", "params": {
+        "name": "fetch", "args": {"$": "list", "v": []}, "kwargs": {"$": "dict", "v": []}}})
+    body = f"sys.stdin.readline()\nout.write({call!r}.encode() + b'\\n'); out.flush()\ntime.sleep(60)"
+    with ScriptedBackend(body) as backend, backend.session() as s:
+        outcome = within(15, lambda: s.run("fetch()", {"fetch": lambda: "y" * (1 << 20)}, limits={"time": 0.5}))
+        assert isinstance(outcome, TimeLimit)
+        assert tagged_pids(s.workspace.path) == []
+
+
+@pytest.mark.parametrize("sandbox", ["subprocess", "bwrap+cpython"])
+def test_time_spent_in_tools_counts_against_the_runs_time_limit(sandbox):
+    # plain CPython has no interpreter limit of its own inside: the host's deadline is the limit
+    if sandbox.startswith("bwrap") and BwrapBackend.unavailable() is not None:
+        pytest.skip(f"bwrap: {BwrapBackend.unavailable()}")
+
+    def slow():
+        time.sleep(0.2)
+        return 1
+
+    started = time.monotonic()
+    with pytest.raises(TimeLimit):
+        safe_eval.safe_eval("total = 0\nfor _ in range(20):\n    total += slow()\ntotal", {"slow": slow},
+                            sandbox=sandbox, limits={"time": 0.6})
+    # ended near the limit (+ grace), not after the 4 s the tools would take
+    assert time.monotonic() - started < 2.5
+
+
+# -- size ------------------------------------------------------------------------------------
+
+def _answer(payload: str) -> str:
+    # the payload is built in the worker (an expression): it is too large for a command line
+    return f"sys.stdin.readline()\nout.write({payload}); out.flush()\ntime.sleep(60)"
+
+
+HEAD = "b'{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":"
+SIZE_BOMBS = [
+    # ~15 MiB, under the line bound: 5 million empty lists would be ~400 MiB in the host
+    pytest.param(HEAD + "[' + b'[],' * (5 << 20) + b'[]]}\\n'", id="many-containers"),
+    pytest.param(HEAD + "[' + b'{},' * (5 << 20) + b'{}]}\\n'", id="many-objects"),
+    # 60 MiB in one line (the red team's: ~1.5 GiB decoded): refused by its length
+    pytest.param(HEAD + "[' + b'[],' * (20 << 20) + b'[]]}\\n'", id="a-60-MiB-line"),
+]
+
+
+@pytest.mark.parametrize("payload", SIZE_BOMBS)
+def test_a_line_that_would_decode_to_too_much_is_refused_before_it_is_decoded(payload):
+    with ScriptedBackend(_answer(payload)) as backend, backend.session() as s:
+        tracemalloc.start()
+        try:
+            outcome = within(60, lambda: s.run("1", limits={"time": 30}))
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert isinstance(outcome, SandboxCrashed)
+        # the bytes read (up to the line bound) and their copies; nothing decoded from them
+        assert peak < 200 << 20
+        assert tagged_pids(s.workspace.path) == []
+
+
+def test_a_large_value_within_the_bounds_still_crosses():
+    value = safe_eval.safe_eval("['x' * 100] * 20_000 + list(range(50_000))", sandbox="subprocess")
+    assert len(value) == 70_000 and value[0] == "x" * 100 and value[-1] == 49_999
+
+
+def test_a_value_too_large_for_the_wire_is_refused_in_the_worker_as_a_value_error():
+    from safe_eval.errors import SandboxValueError
+
+    with pytest.raises(SandboxValueError):
+        safe_eval.safe_eval("'x' * (20 << 20)", sandbox="subprocess", limits={"memory": 1 << 28})
