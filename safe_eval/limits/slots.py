@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from safe_eval.limits.estimates import SEQ_TYPES, repr_bytes, seq_item_size
-from safe_eval.limits.guards import price_round
+from safe_eval.limits.guards import price_round, show_as
 from safe_eval.limits.iteration import metered, update_source
 from safe_eval.limits.numbers import check_operands, check_to_int
 from safe_eval.limits.operators import (
@@ -273,6 +273,20 @@ def _table(cls: type, makers: dict[str, Callable[[Guard], Guard]]) -> dict[str, 
     return {name: make(cls.__dict__[name]) for name, make in makers.items() if name in cls.__dict__}
 
 
+def _shown_as_their_slots(table: dict[type, dict[str, Guard]]) -> dict[type, dict[str, Guard]]:
+    """Each guard answers to its slot's name and text (``str.__str__`` is ``<slot wrapper
+    '__str__' of 'str' objects>`` to the guest, as in CPython, not the guard's own)."""
+    for owner, guards in table.items():
+        for name, guard in guards.items():
+            raw = owner.__dict__.get(name)
+            if raw is None or not hasattr(guard, "__code__"):
+                continue
+            guard.__name__ = name
+            guard.__qualname__ = f"{owner.__qualname__}.{name}"
+            show_as(guard, repr(raw))
+    return table
+
+
 def slot_guards() -> dict[type, dict[str, Guard]]:
     """The priced slots of the builtin types (``{owner: {dunder: guard}}``)."""
     table: dict[type, dict[str, Guard]] = {int: _table(int, _INT_SLOTS)}
@@ -286,7 +300,7 @@ def slot_guards() -> dict[type, dict[str, Guard]]:
         table[store]["__setitem__"] = _store(store.__dict__["__setitem__"])
     table[dict]["__ior__"] = _update(dict.__dict__["__ior__"])
     table[deque] = _table(deque, _REPEAT_SLOTS)
-    return table
+    return _shown_as_their_slots(table)
 
 
 def stdlib_slot_guards() -> dict[type, dict[str, Guard]]:
@@ -294,4 +308,4 @@ def stdlib_slot_guards() -> dict[type, dict[str, Guard]]:
     import decimal
     import fractions
 
-    return {cls: _exact_slots(cls) for cls in (decimal.Decimal, fractions.Fraction)}
+    return _shown_as_their_slots({cls: _exact_slots(cls) for cls in (decimal.Decimal, fractions.Fraction)})
