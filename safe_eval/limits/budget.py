@@ -222,6 +222,23 @@ class Budget:
         if nbytes >= _ANNOUNCE_ABOVE and self.mem_base >= 0:
             memory.announce(self, nbytes)
 
+    def start_memory(self) -> None:
+        """The run starts: its memory is measured from now (one RSS read). Done at every run's
+        start, not lazily at its first slow check: a run that never reaches one (a few ops of
+        constant-factor C routines) is still seen by the watchdog and checked at its end."""
+        if self.mem_base < 0:
+            memory.mark(self)
+            self.mem_base = 0
+
+    def finish_memory(self) -> None:
+        """The run ends: the growth since its last sample is its own (perhaps its result), and
+        the limit holds at the end as at every sample: raise ``MemoryLimit`` past it."""
+        if self.mem_base < 0:
+            return
+        used = memory.leave(self)
+        if used > self.limits.memory and self.exhausted is None:
+            self._fail(MemoryLimit("memory limit exceeded", value=self.limits.memory, reached=used))
+
     def memory_used(self) -> int:
         """The memory this run allocated and still holds, in bytes (sampled now)."""
         return self._growth()

@@ -60,11 +60,21 @@ def _open() -> int | None:
     return _fd
 
 
+def _forked() -> None:
+    global _fd_pid
+    _fd_pid = None  # the child reopens: the inherited descriptor names the parent's statm
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
+
+
 def rss() -> int:
-    """Resident set size of this process in bytes (0 when it cannot be read)."""
+    """Resident set size of this process in bytes (0 when it cannot be read). Every run reads
+    it at its start and end: no ``getpid`` system call per read (a fork resets the descriptor)."""
     if _unavailable:
         return 0
-    fd = _fd if _fd_pid == os.getpid() else _open()
+    fd = _fd if _fd_pid is not None else _open()
     if fd is None:
         return 0
     try:
@@ -138,7 +148,7 @@ def sample(budget: Budget | None = None) -> int:
     return delta
 
 
-def leave(budget: Budget) -> None:
+def leave(budget: Budget) -> int:
     """``budget``'s run is over: the growth since the last sample is its own (what it allocated
     last, perhaps its result), except what other runs announced; its announcements go with it,
     so no later run's growth is ever charged to a finished one."""
@@ -152,6 +162,7 @@ def leave(budget: Budget) -> None:
         # kept by the run's budget: a decoded function's later calls draw on it again
         budget.charge_growth(delta)
     _announced.pop(budget, None)
+    return budget.mem_used
 
 
 def unsampled(budget: Budget | None = None) -> int:

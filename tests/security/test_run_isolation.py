@@ -871,3 +871,56 @@ def test_a_function_made_under_the_same_policy_with_another_audit_hook_is_audite
     assert sent == ["ops@example.com"]
     assert [getattr(e, "name", None) for e in audit_a] == ["send_email"]
     assert [getattr(e, "name", None) for e in audit_b] == ["handler"]
+
+
+# -- rt-limits: every run is measured from its start and checked at its end ----------------
+# a few ops of constant-factor C routines: 200 KB grows threefold per stage, no slow check
+_CHAIN = "('x' * 200_000).encode('utf-32')" + ".hex(' ').encode()"
+
+
+@pytest.mark.timeout(120)
+def test_a_run_that_never_reaches_a_slow_check_is_stopped_by_the_watchdog_while_it_grows() -> None:
+    # five stages build 194 MB in under 4096 ops: the watchdog must see the run from its start
+    # (it used to wait for a first sample that never came, and the run went on for seconds)
+    _trim_heap()
+    with pytest.raises(MemoryLimit) as info:
+        safe_eval.safe_eval("b = " + _CHAIN + ".hex(' ').encode()" * 4 + "\nfor i in range(10):\n    pass\nlen(b)",
+                            limits={"memory": 16 * 2**20, "time": 30})
+    assert info.value.line == 1
+
+
+@pytest.mark.timeout(120)
+def test_a_run_never_returns_a_result_larger_than_its_memory_limit() -> None:
+    _trim_heap()
+    with pytest.raises(MemoryLimit):
+        safe_eval.safe_eval("('x' * 2**23).encode('utf-32')", limits={"memory": 16 * 2**20, "time": 30})
+
+
+def _sub_agent(code: str, memory: int) -> str:
+    try:  # a tool that evaluates code itself: a run nested in the caller's, with its own budget
+        r = safe_eval.safe_eval(code, {}, limits={"memory": memory, "time": 30, "ops": 10**8})
+        return repr(r) if isinstance(r, int) else type(r).__name__
+    except SafeEvalError as e:
+        return type(e).__name__
+
+
+@pytest.mark.timeout(120)
+def test_a_run_nested_in_a_tool_is_checked_at_its_end_like_any_run() -> None:
+    _trim_heap()
+    env = {"sub_agent": lambda code: _sub_agent(code, 16 * 2**20)}
+    policy = parse_policy("policy p\nallow sub_agent(*)\n")
+    out = safe_eval.safe_eval("sub_agent(\"('x' * 2**23).encode('utf-32')\")", env, policy=policy)
+    assert out == "MemoryLimit"
+
+
+@pytest.mark.timeout(120)
+def test_what_a_run_nested_in_a_tool_announced_never_pays_for_a_later_runs_growth() -> None:
+    # the nested run announces 80 MB (width * 4) and allocates 20 MB; a later run building
+    # 96 MB in pieces too small to announce must meet its 64 MiB limit all the same
+    _trim_heap()
+    env = {"sub_agent": lambda code: _sub_agent(code, 200 * 2**20)}
+    policy = parse_policy("policy p\nallow sub_agent(*)\n")
+    assert safe_eval.safe_eval("sub_agent(\"len(format(1, '>20000000'))\")", env, policy=policy) == "20000000"
+    with pytest.raises(MemoryLimit):
+        safe_eval.safe_eval("keep = []\nfor i in range(12_000):\n    keep.append([i] * 1000)\nlen(keep)",
+                            limits={"memory": 64 * 2**20, "time": 30, "ops": 10**8})
