@@ -85,6 +85,7 @@ class Budget:
         "mem_base",
         "mem_used",
         "mem_peak",
+        "mem_lent",
     )
 
     def __init__(self, limits: Limits, *, echo: bool = False) -> None:
@@ -108,6 +109,9 @@ class Budget:
         self.mem_base = -1
         self.mem_used = 0  # bytes attributed to this run (memory.sample), never below 0
         self.mem_peak = 0  # largest mem_used seen, bytes
+        # growth of this run other runs' samples charged here since its own last sample
+        # (``memory._own``: the most a fall that spans their activity may credit it)
+        self.mem_lent = 0
 
     # -- operations and time ---------------------------------------------------------------
     def refuel(self) -> None:
@@ -173,6 +177,8 @@ class Budget:
         if seconds < 0:
             raise ValueError("sleep length must be non-negative")
         left = self.remaining_time()
+        if self.mem_base >= 0:  # the thread may go to another run: settle its memory first
+            memory.checkpoint(self)
         time.sleep(min(seconds, left))
         if seconds > left:
             self._fail(self._time_error(time.monotonic()))

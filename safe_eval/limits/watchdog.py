@@ -226,6 +226,9 @@ def host_code() -> _Watch | None:
     w = _oncpu.get(tid)
     if w is None:
         return None
+    budget = w.budget
+    if budget is not None:  # what it grew and announced is settled before it parks
+        memory.checkpoint(budget)
     with _lock:
         if _oncpu.get(tid) is w:
             del _oncpu[tid]

@@ -924,3 +924,96 @@ def test_what_a_run_nested_in_a_tool_announced_never_pays_for_a_later_runs_growt
     with pytest.raises(MemoryLimit):
         safe_eval.safe_eval("keep = []\nfor i in range(12_000):\n    keep.append([i] * 1000)\nlen(keep)",
                             limits={"memory": 64 * 2**20, "time": 30, "ops": 10**8})
+
+
+# -- rt-limits: the ledger charges each run what it grew, never another run's growth or frees --
+def _side_by_side(runs: dict[str, tuple[str, dict[str, Any]]], policy: str, memory: int) -> dict[str, Any]:
+    outcome: dict[str, Any] = {}
+
+    def run(name: str, code: str, env: dict[str, Any]) -> None:
+        try:
+            outcome[name] = safe_eval.safe_eval(code, env, policy=parse_policy(policy),
+                                                limits=Limits(memory=memory, time=60, ops=10**9))
+        except SafeEvalError as e:
+            outcome[name] = e
+
+    threads = [threading.Thread(target=run, args=(n, c, e)) for n, (c, e) in runs.items()]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return outcome
+
+
+@pytest.mark.timeout(120)
+def test_an_over_estimated_announcement_of_a_parked_run_never_pays_for_another_runs_growth() -> None:
+    # V announces 80 MB (a width of 4-byte characters) for a 20 MB ASCII string, then waits in
+    # a tool while A builds 64 MB from pieces too small to announce: A's growth is A's
+    _trim_heap()
+    parked, done = threading.Event(), threading.Event()
+
+    def park() -> None:
+        parked.set()
+        done.wait(30)
+
+    def go() -> None:
+        parked.wait(30)
+
+    def finished() -> None:
+        done.set()
+
+    v = "keep = [0] * 3_000_000\nt = format(1, '>20000000')\npark()\ny = [2] * 200_000\nlen(t)"
+    a = ("go()\nkeep = []\nfor i in range(8000):\n    keep.append([i] * 1000)\nfor _ in range(5000):\n"
+         "    pass\nfinished()\nlen(keep)")
+    outcome = _side_by_side({"V": (v, {"park": park}), "A": (a, {"go": go, "finished": finished})},
+                            "policy p\nallow park(*)\nallow go(*)\nallow finished(*)\n", 100 * 2**20)
+    assert outcome == {"V": 20_000_000, "A": 8000}
+
+
+@pytest.mark.timeout(120)
+def test_memory_another_run_frees_is_never_credited_to_the_run_that_samples_next() -> None:
+    # B builds 80 MB (charged to B) and frees it while A waits; A then samples, and builds 80 MB
+    # itself, twice: A holds 160 MB under a 100 MiB limit unless B's free went to A
+    _trim_heap()
+    rounds = 2
+    turn_b = [threading.Event() for _ in range(rounds)]
+    turn_a = [threading.Event() for _ in range(rounds)]
+    a_sampled = [threading.Event() for _ in range(rounds)]
+
+    def handover(i: int) -> None:
+        turn_b[i].set()
+        turn_a[i].wait(30)
+
+    def freed(i: int) -> None:
+        turn_a[i].set()
+        a_sampled[i].wait(30)
+
+    def sampled(i: int) -> None:
+        a_sampled[i].set()
+
+    a = (f"keep = []\nfor i in range({rounds}):\n    handover(i)\n    for _ in range(5000):\n        pass\n"
+         "    sampled(i)\n    part = []\n    for j in range(10_000):\n        part.append([j] * 1000)\n"
+         "    keep.append(part)\nsum(len(p) for p in keep)")
+    b = ("x = []\nfor j in range(10_000):\n    x.append([j] * 1000)\nfor _ in range(5000):\n    pass\n"
+         "del x\nfreed(i)\n0")
+    policy = "policy p\nallow handover(*)\nallow freed(*)\nallow sampled(*)\n"
+    outcome: dict[str, Any] = {}
+
+    def run_a() -> None:
+        outcome.update(_side_by_side({"A": (a, {"handover": handover, "sampled": sampled})}, policy, 100 * 2**20))
+        for e in [*turn_b, *a_sampled]:  # however A ended, no B waits for it
+            e.set()
+
+    def run_bs() -> None:
+        for i in range(rounds):
+            turn_b[i].wait(30)
+            outcome.update({f"B{i}": v for v in _side_by_side(
+                {"B": (b, {"freed": freed, "i": i})}, policy, 100 * 2**20).values()})
+
+    threads = [threading.Thread(target=run_a), threading.Thread(target=run_bs)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert isinstance(outcome["A"], MemoryLimit)
+    assert all(outcome[f"B{i}"] == 0 for i in range(rounds))
