@@ -645,6 +645,59 @@ def _text_slot(raw: Callable[[Any], str]) -> Callable[[Any], str]:
     return text
 
 
+# Routines whose output can exceed their input, each priced by its output bound before the
+# call: chained in one op chunk (``.hex(' ').encode()`` four times over) unpriced copies would
+# multiply what a run holds before any sample sees it.
+# bytes a character of ``str.encode`` at most: a UTF-16/32 code unit pair (and the BOM below);
+# escapes and replacement handlers write up to ten (``\U0010ffff``, ``&#1114111;``), and
+# ``namereplace`` a character's name (the longest is 83 characters)
+_ESCAPING_CODECS = frozenset({"unicode_escape", "unicode-escape", "raw_unicode_escape", "raw-unicode-escape"})
+_ESCAPING_ERRORS = frozenset({"xmlcharrefreplace", "backslashreplace"})
+
+
+def _encode_factor(encoding: Any, errors: Any) -> int:
+    if errors == "namereplace":
+        return 90
+    if errors in _ESCAPING_ERRORS or (isinstance(encoding, str) and encoding.lower() in _ESCAPING_CODECS):
+        return 10
+    return 4
+
+
+def _encode(self: Any, encoding: Any = "utf-8", errors: Any = "strict") -> Any:
+    _check_alloc(len(self) * _encode_factor(encoding, errors) + 8)
+    return str.encode(self, encoding, errors)
+
+
+def _decode(self: Any, encoding: Any = "utf-8", errors: Any = "strict") -> Any:
+    # a character a byte at most, four bytes each in memory (one astral character widens them
+    # all); an error handler may write ``\xNN`` for one byte
+    factor = 4 if errors in ("strict", "ignore", "replace", "surrogateescape") else 16
+    _check_alloc(len(self) * factor)
+    return type(self).decode(self, encoding, errors)
+
+
+def _hex(self: Any, *args: Any, **kwargs: Any) -> Any:
+    # two digits a byte, and a one-character separator between groups
+    _check_alloc(len(self) * (3 if args or kwargs else 2))
+    return type(self).hex(self, *args, **kwargs)
+
+
+def _case_map(name: str) -> Callable[..., Any]:
+    """``str`` case maps: ASCII text maps to ASCII of the same length; other text may triple
+    (``'ß'.upper()``), Latin-1 text widen to two bytes a character (``'ÿ'.upper()``), wider
+    text to four."""
+
+    def case_map(self: Any) -> Any:
+        if not self.isascii():
+            n = len(self)
+            latin1 = sys.getsizeof(self) - sys.getsizeof("\xff") < 2 * n  # one byte a character
+            _check_alloc(n * (6 if latin1 else 12))
+        return getattr(str, name)(self)
+
+    case_map.__name__ = name
+    return case_map
+
+
 def _text_methods(kind: type) -> dict[str, Callable[..., Any]]:
     table: dict[str, Callable[..., Any]] = {
         "ljust": _pad("ljust"),
@@ -660,6 +713,12 @@ def _text_methods(kind: type) -> dict[str, Callable[..., Any]]:
     }
     if kind is str:
         table["translate"] = _translate
+        table["encode"] = _encode
+        for name in ("capitalize", "casefold", "lower", "swapcase", "title", "upper"):
+            table[name] = _case_map(name)
+    else:
+        table["decode"] = _decode
+        table["hex"] = _hex
     return table
 
 

@@ -688,3 +688,44 @@ def test_a_curated_module_function_is_refused_by_its_price_before_the_call(code)
 def test_a_decimal_with_a_huge_exponent_is_refused_before_becoming_an_exact_int(code):
     with pytest.raises(GuestError, match="exponent larger than"):
         safe_exec(code, {}, limits={"time": 1.0})
+
+
+# -- rt-limits f01: a routine whose output can exceed its input is priced by its output bound ----
+# each input is under the limit and the output over it: refused before the C call (an
+# "allocation too large"), never sampled after it (a chain of them within one op chunk would
+# multiply what the run holds before any sample)
+EXPANDING = [
+    ("bytes-hex-sep", "(b'x' * 6_000_000).hex(' ')"),
+    ("bytearray-hex", "bytearray(b'x' * 6_000_000).hex()"),
+    ("str-encode-utf-32", "('x' * 6_000_000).encode('utf-32')"),
+    ("str-encode-keyword-escapes", "t.encode('ascii', errors='xmlcharrefreplace')"),
+    ("bytes-decode-widened-by-one-astral", "(b'x' * 6_000_000 + '\\U0001F600'.encode()).decode()"),
+    ("str-upper-non-ascii", "t.upper()"),
+    ("str-upper-on-the-type", "str.upper(t)"),
+    ("chain-in-one-op-chunk", "(b'x' * 2**20).hex(' ').encode().hex(' ').encode().hex(' ').encode()"),
+]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("code", [c for _, c in EXPANDING], ids=[i for i, _ in EXPANDING])
+def test_a_routine_whose_output_can_exceed_its_input_is_refused_before_the_call(code: str) -> None:
+    with pytest.raises(MemoryLimit) as info:
+        safe_eval(code, {"t": "\xdf" * 3_000_000}, limits={"time": 10, "memory": 16 * 2**20})
+    assert info.value.detail == "allocation too large"
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    ("b'ab'.hex()", "6162"),
+    ("b'abc'.hex(':', 2)", "61:6263"),
+    ("bytearray(b'ab').hex(sep='-')", "61-62"),
+    ("'h\\xe9'.encode()", b"h\xc3\xa9"),
+    ("'h\\xe9'.encode('ascii', errors='replace')", b"h?"),
+    ("str.encode('ab', 'utf-16')", "ab".encode("utf-16")),
+    ("b'h\\xc3\\xa9'.decode()", "h\xe9"),
+    ("bytearray(b'\\xff').decode('latin-1')", "\xff"),
+    ("b'\\xff'.decode(errors='backslashreplace')", "\\xff"),
+    ("'stra\\xdfe'.upper()", "STRASSE"),
+    ("'ab'.title() + 'AB'.lower() + 'Ab'.swapcase() + 'ab'.capitalize() + '\\xdf'.casefold()", "AbabaBAbss"),
+])
+def test_priced_expanding_routines_give_cpythons_answers(code: str, expected: object) -> None:
+    assert safe_eval(code) == expected
