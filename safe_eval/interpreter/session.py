@@ -120,7 +120,7 @@ def run_guarded(
             except (watchdog.WatchdogTimeLimit, watchdog.WatchdogMemoryLimit):
                 continue
         if released:  # the run hit its memory limit: leave the process where it found it
-            release_memory()
+            release_memory(budget.mem_peak)
     if failed is None:
         return result
     raise _detached(failed)
@@ -219,7 +219,7 @@ def _own_run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> 
             except (watchdog.WatchdogTimeLimit, watchdog.WatchdogMemoryLimit):
                 continue
         if released:
-            release_memory()
+            release_memory(budget.mem_peak)
     if failed is None:
         return result
     raise _detached(failed)

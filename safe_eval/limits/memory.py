@@ -223,16 +223,38 @@ def unsampled(budget: Budget | None = None) -> int:
     return grown if grown > 0 else 0
 
 
-def release() -> None:
+# a run that grew less than this leaves nothing worth a collection (a refused allocation)
+_RELEASE_ABOVE = 1 << 20
+# full collections take at most this share of the process's time (the rest are generation 1)
+_FULL_SHARE = 0.1
+_full_at = -1e9  # when the last full collection ended (monotonic seconds)
+_full_cost = 0.0  # and how long it took
+
+
+def release(grown: int) -> None:
     """After a run stopped by its memory limit: collect its garbage (its frames and the
     exception's traceback form cycles) and hand the freed heap back to the system, so the
     process is left where the run found it. glibc keeps freed chunks of up to 32 MB in its
     heap (its mmap threshold grows with each freed mapping); ``malloc_trim`` returns them.
-    A few milliseconds, paid only by runs that hit the limit."""
-    import gc
 
-    gc.collect()
-    global _trim
+    Bounded, since a guest chooses how often it hits its limit and a collection walks the
+    host's whole heap with the GIL held: nothing for a run that grew less than
+    ``_RELEASE_ABOVE`` (``grown``: its peak, bytes; a refused allocation ends a run at once),
+    and a full collection only while full collections stay under ``_FULL_SHARE`` of the time,
+    else the young generations (where a run's last garbage is)."""
+    global _full_at, _full_cost, _trim
+    if grown < _RELEASE_ABOVE:
+        return
+    import gc
+    import time
+
+    start = time.monotonic()
+    if start - _full_at >= _full_cost / _FULL_SHARE:
+        gc.collect()
+        _full_at = time.monotonic()
+        _full_cost = _full_at - start
+    else:
+        gc.collect(1)
     if _trim is None:
         try:
             import ctypes

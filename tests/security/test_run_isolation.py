@@ -874,26 +874,28 @@ def test_a_function_made_under_the_same_policy_with_another_audit_hook_is_audite
 
 
 # -- rt-limits: every run is measured from its start and checked at its end ----------------
-# a few ops of constant-factor C routines: 200 KB grows threefold per stage, no slow check
-_CHAIN = "('x' * 200_000).encode('utf-32')" + ".hex(' ').encode()"
+# a slice is a copy no guard prices (linear in what the run already holds): a few hundred of
+# them are a few hundred ops, under one chunk, so no slow check samples the run's memory
 
 
 @pytest.mark.timeout(120)
 def test_a_run_that_never_reaches_a_slow_check_is_stopped_by_the_watchdog_while_it_grows() -> None:
-    # five stages build 194 MB in under 4096 ops: the watchdog must see the run from its start
-    # (it used to wait for a first sample that never came, and the run went on for seconds)
+    # 600 MB of copies of a 2 MB string the host passed in (no priced allocation, about 1 200
+    # ops): the watchdog must see the run from its start, not from a first sample that never
+    # comes (the run then finished, its copies dropped at its end, and returned 300)
     _trim_heap()
     with pytest.raises(MemoryLimit) as info:
-        safe_eval.safe_eval("b = " + _CHAIN + ".hex(' ').encode()" * 4 + "\nfor i in range(10):\n    pass\nlen(b)",
-                            limits={"memory": 16 * 2**20, "time": 30})
-    assert info.value.line == 1
+        safe_eval.safe_eval("keep = []\nfor i in range(300):\n    keep.append(s[i:])\nlen(keep)",
+                            {"s": "x" * 2_000_000}, limits={"memory": 16 * 2**20, "time": 30})
+    assert info.value.line == 3
 
 
 @pytest.mark.timeout(120)
 def test_a_run_never_returns_a_result_larger_than_its_memory_limit() -> None:
+    # two copies of a 10 MB string: a 20 MB result under 16 MB, made in two ops
     _trim_heap()
     with pytest.raises(MemoryLimit):
-        safe_eval.safe_eval("('x' * 2**23).encode('utf-32')", limits={"memory": 16 * 2**20, "time": 30})
+        safe_eval.safe_eval("(s[1:], s[2:])", {"s": "x" * 10_000_000}, limits={"memory": 16 * 2**20, "time": 30})
 
 
 def _sub_agent(code: str, memory: int) -> str:
@@ -909,7 +911,7 @@ def test_a_run_nested_in_a_tool_is_checked_at_its_end_like_any_run() -> None:
     _trim_heap()
     env = {"sub_agent": lambda code: _sub_agent(code, 16 * 2**20)}
     policy = parse_policy("policy p\nallow sub_agent(*)\n")
-    out = safe_eval.safe_eval("sub_agent(\"('x' * 2**23).encode('utf-32')\")", env, policy=policy)
+    out = safe_eval.safe_eval("sub_agent(\"s = 'x' * 10_000_000\\n(s, s[1:])\")", env, policy=policy)
     assert out == "MemoryLimit"
 
 
@@ -1017,3 +1019,49 @@ def test_memory_another_run_frees_is_never_credited_to_the_run_that_samples_next
         t.join()
     assert isinstance(outcome["A"], MemoryLimit)
     assert all(outcome[f"B{i}"] == 0 for i in range(rounds))
+
+
+@pytest.mark.timeout(120)
+def test_runs_refused_an_allocation_up_front_make_the_host_run_no_full_collection() -> None:
+    # a refused allocation ends a run in a millisecond: a full collection of the host's heap
+    # after each (the GIL held for as long as the host's heap takes) would be host work any
+    # guest buys at will
+    full: list[int] = []
+
+    def count(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start" and info["generation"] == 2:
+            full.append(1)
+
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        for _ in range(20):
+            with pytest.raises(MemoryLimit):
+                safe_eval.safe_eval("bytes(10**9)")
+    finally:
+        gc.callbacks.remove(count)
+    assert full == []
+
+
+@pytest.mark.timeout(120)
+def test_runs_that_grow_to_their_limit_make_full_collections_a_bounded_share_of_the_hosts_time() -> None:
+    # a host heap of 3 M objects: a full collection takes a good part of a second; ten runs that
+    # grow to their 8 MB limit take milliseconds each, far less than ten times the first one's
+    full: list[int] = []
+
+    def count(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start" and info["generation"] == 2:
+            full.append(1)
+
+    host_cache = [{"k": i, "v": [i]} for i in range(1_000_000)]
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        for _ in range(10):
+            with pytest.raises(MemoryLimit):
+                safe_eval.safe_eval("keep = []\nwhile True:\n    keep.append([0] * 100_000)\n",
+                                    limits={"memory": 8 * 2**20})
+    finally:
+        gc.callbacks.remove(count)
+        del host_cache
+    assert 1 <= len(full) <= 2
