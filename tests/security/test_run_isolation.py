@@ -9,6 +9,7 @@ import ctypes
 import gc
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -1065,3 +1066,30 @@ def test_runs_that_grow_to_their_limit_make_full_collections_a_bounded_share_of_
         gc.callbacks.remove(count)
         del host_cache
     assert 1 <= len(full) <= 2
+
+
+@pytest.mark.timeout(120)
+def test_another_runs_chain_of_expanding_routines_never_stops_an_innocent_run() -> None:
+    # V needs about 130 MB of its 256 MiB; A's six-stage chain would grow to 583 MB within one
+    # op chunk, unsampled: the growth that reaches V's sample must be A's, refused up front
+    _trim_heap()
+    outcome: dict[str, Any] = {}
+    v = ("import statistics\ndata = [float(i) for i in range(4_000_000)]\n"
+         "statistics.fmean(data) + statistics.fmean(data)")
+    a = "('x' * 200_000).encode('utf-32')" + ".hex(' ').encode()" * 6
+
+    def run(name: str, code: str, memory: int, wait: float) -> None:
+        time.sleep(wait)  # A starts while V is inside fmean
+        try:
+            outcome[name] = safe_eval.safe_eval(code, limits=Limits(memory=memory, time=60, ops=10**8))
+        except SafeEvalError as e:
+            outcome[name] = e
+
+    threads = [threading.Thread(target=run, args=("V", v, 256 * 2**20, 0.0)),
+               threading.Thread(target=run, args=("A", a, 64 * 2**20, 1.0))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert outcome["V"] == 3999999.0
+    assert isinstance(outcome["A"], MemoryLimit)
