@@ -34,8 +34,8 @@ def _iterator_names(t: type) -> str:
 
 
 _LINEAR_TEXT = (
-    "one pass over the text (search is two-way: linear), result no longer than the input (what "
-    "can grow past it is priced: encode, decode, hex, str case maps)"
+    "one pass over the text (forward search is two-way: linear; reverse search is priced), result "
+    "no longer than the input (what can grow past it is priced: encode, decode, hex, case maps)"
 )
 _CONSTANT_NUMBER = "fixed-size operands (C double/complex): constant time and result size"
 _LINEAR_INT = "one pass over the digits of the operands: linear time, result no bigger than them"
@@ -82,12 +82,12 @@ FREE: dict[str, dict[str, str]] = {
         f"{_CMP} __contains__ __getitem__ __hash__ __iter__ __len__ count "
         "endswith find index isalnum isalpha isascii isdecimal isdigit isidentifier islower isnumeric "
         "isprintable isspace istitle isupper lstrip maketrans partition removeprefix "
-        "removesuffix rfind rindex rpartition rstrip startswith strip": _LINEAR_TEXT,
+        "removesuffix rstrip startswith strip": _LINEAR_TEXT,
     },
     "type:builtins:bytes": {
         f"{_CMP} __bytes__ __contains__ __getitem__ __hash__ __iter__ __len__ capitalize count "
         "endswith find fromhex index isalnum isalpha isascii isdigit islower isspace istitle "
-        "isupper lower lstrip maketrans partition removeprefix removesuffix rfind rindex rpartition "
+        "isupper lower lstrip maketrans partition removeprefix removesuffix "
         "rstrip startswith strip swapcase title translate upper":
             _LINEAR_TEXT + " (case maps and translate: the same length)",
     },
@@ -95,7 +95,7 @@ FREE: dict[str, dict[str, str]] = {
         f"{_CMP} __contains__ __delitem__ __getitem__ __iter__ __len__ __setitem__ append capitalize "
         "clear copy count endswith find fromhex index insert isalnum isalpha isascii "
         "isdigit islower isspace istitle isupper lower lstrip maketrans partition pop remove "
-        "removeprefix removesuffix reverse rfind rindex rpartition rstrip startswith strip swapcase "
+        "removeprefix removesuffix reverse rstrip startswith strip swapcase "
         "title translate upper":
             _LINEAR_TEXT + " (slice assignment from an iterator: it ticks per element)",
     },

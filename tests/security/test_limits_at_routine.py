@@ -729,3 +729,48 @@ def test_a_routine_whose_output_can_exceed_its_input_is_refused_before_the_call(
 ])
 def test_priced_expanding_routines_give_cpythons_answers(code: str, expected: object) -> None:
     assert safe_eval(code) == expected
+
+
+# -- rt-limits f09: reverse search is CPython's default_rfind, O(n*m): priced as a forward search --
+# haystack 'a' * n, needle 'a' * (m/2) + 'b' + 'a' * (m/2): every position compares m/2 characters
+_REVERSE_SETUP = {
+    "str": "s = 'a' * 400_000\np = 'a' * 20_000 + 'b' + 'a' * 20_000\n",
+    "bytes": "s = b'a' * 400_000\np = b'a' * 20_000 + b'b' + b'a' * 20_000\n",
+    "bytearray": "s = bytearray(b'a' * 400_000)\np = b'a' * 20_000 + b'b' + b'a' * 20_000\n",
+}
+_REVERSE_CALLS = [
+    ("rfind", "s.rfind(p)", -1),
+    ("rfind-slice", "s.rfind(p, 10, -10)", -1),
+    ("rindex", "try:\n    s.rindex(p)\nexcept ValueError:\n    r = 'none'\nr", "none"),
+    ("rpartition", "len(s.rpartition(p)[2])", 400_000),
+    ("rsplit-maxsplit", "len(s.rsplit(p, 1))", 1),
+    ("rsplit", "len(s.rsplit(p))", 1),
+]
+REVERSE = [(f"{kind}-{call}", setup + expr, expected)
+           for kind, setup in _REVERSE_SETUP.items() for call, expr, expected in _REVERSE_CALLS]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("code", "expected"), [(c, e) for _, c, e in REVERSE], ids=[i for i, _, _ in REVERSE])
+def test_a_reverse_search_for_a_long_needle_ends_within_the_time_limit(code: str, expected: object) -> None:
+    # the native call takes 3.6 s here (n*m comparisons, one uninterruptible C call)
+    assert safe_eval(code, {}, limits={"time": 1.0}) == expected
+
+
+@pytest.mark.parametrize("expr", [
+    "s.rfind(p)", "s.rfind(p, 3)", "s.rfind(p, 0, -5000)", "s.rfind(p, -3000)", "s.rindex(p)",
+    "s.rpartition(p)", "s.rpartition(p + 'q')", "s.rsplit(p)", "s.rsplit(p, 1)", "s.rsplit(p, 0)",
+    "b.rfind(q)", "b.rpartition(q)", "bytearray(b).rpartition(q)", "bytearray(b).rsplit(q, 1)",
+    "S(s).rfind(p)", "S(s).rpartition(p)",
+])
+def test_reverse_search_as_a_forward_search_gives_cpythons_answers(expr: str) -> None:
+    p = "needle" * 20
+    s = "ab" * 3000 + p + "xy" * 2000 + p + "z" * 10
+    env = {"s": s, "p": p, "b": s.encode(), "q": p.encode()}
+
+    class S(str):
+        pass
+
+    expected = eval(expr, {**env, "S": S})
+    got = safe_eval("class S(str):\n    pass\n" + expr, env) if "S(" in expr else safe_eval(expr, env)
+    assert got == expected
