@@ -611,7 +611,8 @@ def _rfind_forward(self: Any, sub: Any, start: Any, end: Any) -> int:
 def _rfind(self: Any, sub: Any, start: Any = None, end: Any = None) -> int:
     if _reverse_is_slow(self, sub):
         return _rfind_forward(self, sub, start, end)
-    return type(self).rfind(self, sub, start, end)
+    found: int = type(self).rfind(self, sub, start, end)
+    return found
 
 
 def _rindex(self: Any, sub: Any, start: Any = None, end: Any = None) -> int:
@@ -620,7 +621,8 @@ def _rindex(self: Any, sub: Any, start: Any = None, end: Any = None) -> int:
         if at < 0:
             raise ValueError("substring not found")
         return at
-    return type(self).rindex(self, sub, start, end)
+    found: int = type(self).rindex(self, sub, start, end)
+    return found
 
 
 def _rpartition(self: Any, sep: Any) -> Any:

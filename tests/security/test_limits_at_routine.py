@@ -774,3 +774,21 @@ def test_reverse_search_as_a_forward_search_gives_cpythons_answers(expr: str) ->
     expected = eval(expr, {**env, "S": S})
     got = safe_eval("class S(str):\n    pass\n" + expr, env) if "S(" in expr else safe_eval(expr, env)
     assert got == expected
+
+
+# -- rt-limits f07: printf-style formatting is priced for every type the slot table routes there --
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("code", [
+    "bytearray(b'%*d') % (2**28, 1)",
+    "bytearray(b'%*d').__mod__((2**28, 1))",
+    "x = bytearray(b'%*d')\nx %= (2**28, 1)",
+    "bytearray(b'%s') % (b'x' * 2**20 * 40,)",
+])
+def test_bytearray_printf_formatting_is_refused_before_the_call(code: str) -> None:
+    with pytest.raises(MemoryLimit) as info:
+        safe_exec(code, {}, limits={"time": 10, "memory": 64 * 2**20})
+    assert info.value.detail == "allocation too large"  # before the call, not sampled after
+
+
+def test_priced_bytearray_printf_formatting_gives_cpythons_answer() -> None:
+    assert safe_eval("bytearray(b'%d-%s %5d') % (1, b'x', 7)") == bytearray(b"1-x     7")
