@@ -276,7 +276,8 @@ class Budget:
     # -- output ----------------------------------------------------------------------------
     def check_output(self, nchars: int) -> None:
         """Refuse output of ``nchars`` more characters before the text is built (``print`` with
-        a megabyte ``sep`` would otherwise join a gigabyte string first)."""
+        a megabyte ``sep`` would otherwise join a gigabyte string first). The limit is in bytes
+        (``write`` counts UTF-8): a character is at least one, so this refusal is never early."""
         if self.exhausted is not None:
             raise self._again()
         if self.out_size + nchars > self.limits.output:
@@ -286,7 +287,9 @@ class Budget:
     def write(self, text: str) -> None:
         if self.exhausted is not None:
             raise self._again()
-        self.out_size += len(text)
+        # ``Limits.output`` is bytes of output: UTF-8, as the host delivers it (a JSON response,
+        # a log line), not code points (an emoji is four)
+        self.out_size += len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
         if self.out_size > self.limits.output:
             self._fail(OutputLimit("too much output", value=self.limits.output, reached=self.out_size))
         self.out.append(text)

@@ -792,3 +792,17 @@ def test_bytearray_printf_formatting_is_refused_before_the_call(code: str) -> No
 
 def test_priced_bytearray_printf_formatting_gives_cpythons_answer() -> None:
     assert safe_eval("bytearray(b'%d-%s %5d') % (1, b'x', 7)") == bytearray(b"1-x     7")
+
+
+# -- rt-limits f06: the output limit is in bytes, as documented: UTF-8, not code points ------------
+@pytest.mark.parametrize("char", ["\U0001F600", "\u00e9", "\u4e2d"])
+def test_the_output_limit_counts_the_bytes_the_host_receives(char: str) -> None:
+    from safe_eval import Evaluator
+    from safe_eval.errors import OutputLimit
+
+    n = 2 * 65_536 // len(char.encode())  # twice the limit in UTF-8, under it in characters
+    with pytest.raises(OutputLimit):
+        Evaluator(limits={"output": 65_536}).run(f"print({char!r} * {n // 2}, end='')\n"
+                                                 f"print({char!r} * {n // 2}, end='')", {})
+    assert len(Evaluator(limits={"output": 65_536}).run(
+        f"print({char!r} * {65_536 // len(char.encode())}, end='')", {}).stdout.encode()) <= 65_536
