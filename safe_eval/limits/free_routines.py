@@ -268,8 +268,8 @@ FREE: dict[str, dict[str, str]] = {
     "type:decimal:Decimal": {
         f"{_CMP} __abs__ __bool__ __complex__ __copy__ __deepcopy__ __float__ __hash__ __neg__ __pos__ "
         "adjusted as_tuple canonical compare compare_signal compare_total compare_total_mag "
-        "conjugate copy_abs copy_negate copy_sign exp fma from_float is_canonical is_finite "
-        "is_infinite is_nan is_normal is_qnan is_signed is_snan is_subnormal is_zero ln log10 logb "
+        "conjugate copy_abs copy_negate copy_sign fma from_float is_canonical is_finite "
+        "is_infinite is_nan is_normal is_qnan is_signed is_snan is_subnormal is_zero logb "
         "logical_and logical_invert logical_or logical_xor max max_mag min min_mag next_minus "
         "next_plus next_toward normalize number_class quantize radix remainder_near rotate "
         "same_quantum scaleb shift sqrt to_eng_string to_integral to_integral_exact "
@@ -278,9 +278,9 @@ FREE: dict[str, dict[str, str]] = {
     "type:decimal:Context": {
         "Etiny Etop __copy__ __repr__ abs add canonical clear_flags clear_traps compare "
         "compare_signal compare_total compare_total_mag copy copy_abs copy_decimal copy_negate "
-        "copy_sign create_decimal create_decimal_from_float divide divide_int divmod exp fma "
+        "copy_sign create_decimal create_decimal_from_float divide divide_int divmod fma "
         "is_canonical is_finite is_infinite is_nan is_normal is_qnan is_signed is_snan "
-        "is_subnormal is_zero ln log10 logb logical_and logical_invert logical_or logical_xor max "
+        "is_subnormal is_zero logb logical_and logical_invert logical_or logical_xor max "
         "max_mag min min_mag minus multiply next_minus next_plus next_toward normalize "
         "number_class plus quantize radix remainder remainder_near rotate same_quantum scaleb shift "
         "sqrt subtract to_eng_string to_integral to_integral_exact to_integral_value to_sci_string":
