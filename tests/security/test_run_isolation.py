@@ -1065,7 +1065,7 @@ def test_runs_that_grow_to_their_limit_make_full_collections_a_bounded_share_of_
     finally:
         gc.callbacks.remove(count)
         del host_cache
-    assert 1 <= len(full) <= 2
+    assert len(full) <= 2  # (none when an earlier full collection is recent enough)
 
 
 @pytest.mark.timeout(120)
