@@ -220,6 +220,9 @@ class Budget:
             raise self._again()
         if nbytes <= 0:
             return
+        if nbytes > self.limits.memory:  # over the limit alone: no sample, and a reached
+            # value that does not depend on the heap's state (the pages the run touched so far)
+            self._fail(MemoryLimit("allocation too large", value=self.limits.memory, reached=int(nbytes)))
         used = self._growth() if nbytes >= _FRESH_RSS_ABOVE else self.mem_peak
         if nbytes + used > self.limits.memory:
             self._fail(
