@@ -61,6 +61,10 @@ _RAISE_OPS = 400
 
 # Allocations below this size skip the fresh RSS read in check_alloc (the next refuel sees them).
 _FRESH_RSS_ABOVE = 1 << 20
+# More than one thread can make resident in a second (page faults and zeroing run at a few
+# GB/s, huge pages and copies at most at memory bandwidth): a run shorter than its headroom
+# divided by this cannot have passed its limit, so its end needs no RSS read.
+_MAX_GROWTH_PER_S = 64 * 10**9
 # Allocations from this size up are announced to the memory ledger, so that another run's sample
 # charges them here (``memory.announce``): one dict update, next to a memset of 16 KB or more.
 _ANNOUNCE_ABOVE = 1 << 14
@@ -241,8 +245,14 @@ class Budget:
 
     def finish_memory(self) -> None:
         """The run ends: the growth since its last sample is its own (perhaps its result), and
-        the limit holds at the end as at every sample: raise ``MemoryLimit`` past it."""
+        the limit holds at the end as at every sample: raise ``MemoryLimit`` past it. A run too
+        short to have grown past its headroom (``_MAX_GROWTH_PER_S``) is not measured again:
+        a one-expression evaluation pays one RSS read, at its start."""
         if self.mem_base < 0:
+            return
+        headroom = self.limits.memory - self.mem_used
+        if (time.monotonic() - self.started) * _MAX_GROWTH_PER_S < headroom:
+            memory.forget(self)
             return
         used = memory.leave(self)
         if used > self.limits.memory and self.exhausted is None:

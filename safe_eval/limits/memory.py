@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from safe_eval.limits.budget import Budget
 
-__all__ = ["announce", "checkpoint", "leave", "mark", "release", "rss", "sample", "unsampled"]
+__all__ = ["announce", "checkpoint", "forget", "leave", "mark", "release", "rss", "sample", "unsampled"]
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -209,6 +209,16 @@ def leave(budget: Budget) -> int:
         _last_by = None  # what it leaves behind and frees later is no later run's credit
     _announced.pop(budget, None)
     return budget.mem_used
+
+
+def forget(budget: Budget) -> None:
+    """``budget``'s run ended too soon after its start to have grown past its limit
+    (``Budget.finish_memory``): its announcements go, without an RSS read; the little it may
+    have grown is charged to the next sample, as a thread switch's remainder is."""
+    global _last_by
+    _announced.pop(budget, None)
+    if _last_by is budget:
+        _last_by = None
 
 
 def unsampled(budget: Budget | None = None) -> int:
