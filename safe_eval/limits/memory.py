@@ -9,7 +9,8 @@ Per run, not per process. Every run marks the RSS when it starts (``Budget.start
 read), and ``sample(budget)`` attributes the change since the *previous sample by any run* to
 the run taking it, except what other runs announced. A run samples every ``CHUNK`` ops, before
 each allocation of a megabyte or more, when it hands the thread to host code (a tool call, a
-sleep: ``checkpoint``) and when it ends (``leave``, which the budget checks against the limit).
+sleep: ``checkpoint``) and when it ends (``leave``, which the budget checks against the limit;
+a run too short to have grown past its headroom only ``forget``s its announcements).
 The GIL lets one thread run at a time, so what changed since the last sample was allocated or
 freed by the sampling run itself, plus whatever another run did between its own last sample and
 an involuntary thread switch. Three rules keep that remainder from moving memory between runs:
