@@ -29,7 +29,6 @@ from safe_eval.interpreter.runtime import raise_host_recursion_limit
 from safe_eval.limits import watchdog
 from safe_eval.limits.budget import current as current_budget
 from safe_eval.limits.budget import depth_limit_of
-from safe_eval.limits.memory import leave as leave_memory
 from safe_eval.limits.memory import release as release_memory
 from safe_eval.limits.stack import BIG_STACK_THREAD, call_with_stack, stack_for
 from safe_eval.limits.stackguard import ensure_main_thread_stack, needs_big_stack_thread
@@ -66,10 +65,13 @@ def run_guarded(
     if memory != _stack_ready_for:  # the rlimit raise is kept for the process: once per limit
         ensure_main_thread_stack(stack_for(memory))
         _stack_ready_for = memory
-    w = watchdog.start(ctx.budget)
+    budget = ctx.budget
+    budget.start_memory()  # before the watch: the watchdog checks every run it watches
+    w = watchdog.start(budget)
     token = None
     released = False
     failed: BaseException | None = None
+    result: Any = None
     old = sys.getrecursionlimit()
     try:
         # ``_run`` written out: one host call fewer on every evaluation
@@ -78,8 +80,8 @@ def run_guarded(
             from safe_eval.membrane.modules.decimal import isolate
 
             isolate()
-        raise_host_recursion_limit(ctx.budget.max_depth)
-        return fn(*args)
+        raise_host_recursion_limit(budget.max_depth)
+        result = fn(*args)
     except BaseException as e:
         while True:
             try:  # the watchdog may fire in here too (a guest __str__ run for the message)
@@ -110,14 +112,20 @@ def run_guarded(
                     context.run_undo_hooks(ctx)
                 if sys.getrecursionlimit() != old:
                     sys.setrecursionlimit(old)
-                if ctx.budget.mem_base >= 0:  # it sampled: its last growth is its own
-                    leave_memory(ctx.budget)
+                if budget.mem_base >= 0:  # the run's last growth is its own (the limit holds)
+                    try:
+                        budget.finish_memory()
+                    except MemoryLimit as over:
+                        if failed is None:
+                            failed, result, released = over, None, True
                 watchdog.stop(w)
                 break
             except (watchdog.WatchdogTimeLimit, watchdog.WatchdogMemoryLimit):
                 continue
         if released:  # the run hit its memory limit: leave the process where it found it
-            release_memory()
+            release_memory(budget.mem_peak)
+    if failed is None:
+        return result
     raise _detached(failed)
 
 
@@ -145,6 +153,12 @@ _modules = sys.modules
 
 
 def _run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    """A run started while another is in progress on this thread (a tool that evaluates code,
+    a call into another run's results). With a budget of its own it is a run like any other:
+    measured from its start, watched, settled and checked at its end (``_own_run``)."""
+    outer = context.current_context()
+    if outer is not None and outer.budget is not ctx.budget:
+        return _own_run(ctx, fn, args)
     token = context.enter(ctx)
     old = raise_host_recursion_limit(ctx.budget.max_depth)
     failed: BaseException | None = None
@@ -159,6 +173,58 @@ def _run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
         context.leave(token)
         if sys.getrecursionlimit() != old:
             sys.setrecursionlimit(old)
+    raise _detached(failed)
+
+
+def _own_run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    """``_run`` for a nested run with a budget of its own: the run-exit bookkeeping of
+    ``run_guarded`` (memory mark, watch, final settlement and check, release), so no nested
+    run is unwatched or leaves its announcements in the ledger."""
+    budget = ctx.budget
+    budget.start_memory()
+    w = watchdog.start(budget)  # a spare watch: the enclosing run's stays as it was
+    token = None
+    released = False
+    failed: BaseException | None = None
+    result: Any = None
+    old = sys.getrecursionlimit()
+    try:
+        token = context.enter(ctx)
+        old = raise_host_recursion_limit(budget.max_depth)
+        result = fn(*args)
+    except BaseException as e:
+        while True:
+            try:
+                err = to_api_error(e)
+                break
+            except (watchdog.WatchdogTimeLimit, watchdog.WatchdogMemoryLimit) as late:
+                e = late
+        if isinstance(err, MemoryLimit):
+            released = True
+        if not isinstance(err, SafeEvalError):
+            raise
+        failed = err
+    finally:
+        while True:  # as in run_guarded: the watch may fire in here until ``stop`` returns
+            try:
+                if token is not None:
+                    context.leave(token)
+                    token = None
+                if sys.getrecursionlimit() != old:
+                    sys.setrecursionlimit(old)
+                try:
+                    budget.finish_memory()
+                except MemoryLimit as over:
+                    if failed is None:
+                        failed, result, released = over, None, True
+                watchdog.stop(w)
+                break
+            except (watchdog.WatchdogTimeLimit, watchdog.WatchdogMemoryLimit):
+                continue
+        if released:
+            release_memory(budget.mem_peak)
+    if failed is None:
+        return result
     raise _detached(failed)
 
 

@@ -61,6 +61,10 @@ _RAISE_OPS = 400
 
 # Allocations below this size skip the fresh RSS read in check_alloc (the next refuel sees them).
 _FRESH_RSS_ABOVE = 1 << 20
+# More than one thread can make resident in a second (page faults and zeroing run at a few
+# GB/s, huge pages and copies at most at memory bandwidth): a run shorter than its headroom
+# divided by this cannot have passed its limit, so its end needs no RSS read.
+_MAX_GROWTH_PER_S = 64 * 10**9
 # Allocations from this size up are announced to the memory ledger, so that another run's sample
 # charges them here (``memory.announce``): one dict update, next to a memset of 16 KB or more.
 _ANNOUNCE_ABOVE = 1 << 14
@@ -85,6 +89,7 @@ class Budget:
         "mem_base",
         "mem_used",
         "mem_peak",
+        "mem_lent",
     )
 
     def __init__(self, limits: Limits, *, echo: bool = False) -> None:
@@ -108,6 +113,9 @@ class Budget:
         self.mem_base = -1
         self.mem_used = 0  # bytes attributed to this run (memory.sample), never below 0
         self.mem_peak = 0  # largest mem_used seen, bytes
+        # growth of this run other runs' samples charged here since its own last sample
+        # (``memory._own``: the most a fall that spans their activity may credit it)
+        self.mem_lent = 0
 
     # -- operations and time ---------------------------------------------------------------
     def refuel(self) -> None:
@@ -173,6 +181,8 @@ class Budget:
         if seconds < 0:
             raise ValueError("sleep length must be non-negative")
         left = self.remaining_time()
+        if self.mem_base >= 0:  # the thread may go to another run: settle its memory first
+            memory.checkpoint(self)
         time.sleep(min(seconds, left))
         if seconds > left:
             self._fail(self._time_error(time.monotonic()))
@@ -214,6 +224,9 @@ class Budget:
             raise self._again()
         if nbytes <= 0:
             return
+        if nbytes > self.limits.memory:  # over the limit alone: no sample, and a reached
+            # value that does not depend on the heap's state (the pages the run touched so far)
+            self._fail(MemoryLimit("allocation too large", value=self.limits.memory, reached=int(nbytes)))
         used = self._growth() if nbytes >= _FRESH_RSS_ABOVE else self.mem_peak
         if nbytes + used > self.limits.memory:
             self._fail(
@@ -221,6 +234,29 @@ class Budget:
             )
         if nbytes >= _ANNOUNCE_ABOVE and self.mem_base >= 0:
             memory.announce(self, nbytes)
+
+    def start_memory(self) -> None:
+        """The run starts: its memory is measured from now (one RSS read). Done at every run's
+        start, not lazily at its first slow check: a run that never reaches one (a few ops of
+        constant-factor C routines) is still seen by the watchdog and checked at its end."""
+        if self.mem_base < 0:
+            memory.mark(self)
+            self.mem_base = 0
+
+    def finish_memory(self) -> None:
+        """The run ends: the growth since its last sample is its own (perhaps its result), and
+        the limit holds at the end as at every sample: raise ``MemoryLimit`` past it. A run too
+        short to have grown past its headroom (``_MAX_GROWTH_PER_S``) is not measured again:
+        a one-expression evaluation pays one RSS read, at its start."""
+        if self.mem_base < 0:
+            return
+        headroom = self.limits.memory - self.mem_used
+        if (time.monotonic() - self.started) * _MAX_GROWTH_PER_S < headroom:
+            memory.forget(self)
+            return
+        used = memory.leave(self)
+        if used > self.limits.memory and self.exhausted is None:
+            self._fail(MemoryLimit("memory limit exceeded", value=self.limits.memory, reached=used))
 
     def memory_used(self) -> int:
         """The memory this run allocated and still holds, in bytes (sampled now)."""
@@ -253,7 +289,8 @@ class Budget:
     # -- output ----------------------------------------------------------------------------
     def check_output(self, nchars: int) -> None:
         """Refuse output of ``nchars`` more characters before the text is built (``print`` with
-        a megabyte ``sep`` would otherwise join a gigabyte string first)."""
+        a megabyte ``sep`` would otherwise join a gigabyte string first). The limit is in bytes
+        (``write`` counts UTF-8): a character is at least one, so this refusal is never early."""
         if self.exhausted is not None:
             raise self._again()
         if self.out_size + nchars > self.limits.output:
@@ -263,7 +300,9 @@ class Budget:
     def write(self, text: str) -> None:
         if self.exhausted is not None:
             raise self._again()
-        self.out_size += len(text)
+        # ``Limits.output`` is bytes of output: UTF-8, as the host delivers it (a JSON response,
+        # a log line), not code points (an emoji is four)
+        self.out_size += len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
         if self.out_size > self.limits.output:
             self._fail(OutputLimit("too much output", value=self.limits.output, reached=self.out_size))
         self.out.append(text)

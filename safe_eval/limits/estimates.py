@@ -95,10 +95,10 @@ def _percent() -> re.Pattern[str]:
     return re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?([diouxXeEfFgGcrsa%])")
 
 
-def percent_format_width(template: str | bytes, args: Any) -> int:
+def percent_format_width(template: str | bytes | bytearray, args: Any) -> int:
     """An upper bound of the padding a printf-style template adds (widths and precisions,
     ``*`` taking its value from the int arguments)."""
-    text = template.decode("latin-1") if isinstance(template, bytes) else template
+    text = bytes(template).decode("latin-1") if isinstance(template, bytes | bytearray) else template
     if "%" not in text:
         return 0
     total = 0

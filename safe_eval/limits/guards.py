@@ -553,10 +553,88 @@ def _split(name: str) -> Callable[..., Any]:
                 pieces = min(pieces, maxsplit + 1)
             # A list slot plus a small string object per piece.
             _check_alloc(pieces * 60)
+        if name == "rsplit" and _reverse_is_slow(self, sep):
+            self = _exact(self)
+            kind = type(self)
+            if maxsplit < 0:  # every separator: the same pieces as split's, searched forwards
+                return kind.split(self, sep)
+            _check_alloc(2 * len(self) * _char_bytes(self))
+            return [p[::-1] for p in reversed(kind.split(self[::-1], sep[::-1], maxsplit))]
         return getattr(type(self), name)(self, sep, maxsplit)
 
     split.__name__ = name
     return split
+
+
+# Reverse search (rfind/rindex/rpartition/rsplit) is CPython's ``default_rfind``: no two-way
+# search, O(n*m) for a needle of m characters (40 000 in 400 000 characters: 3.6 s in one C
+# call). Past these sizes it runs as a forward search of the reversed text instead (two-way:
+# linear), the reversed copies priced; short needles keep the native call (at most m per
+# position).
+_REVERSE_NEEDLE = 64
+_REVERSE_TEXT = 1 << 12
+
+
+def _reverse_is_slow(self: Any, sub: Any) -> bool:
+    # exact types only: a guest subclass's own methods (``__len__``, ``__getitem__``) are never
+    # called from here (its data is read through ``_exact``)
+    return (type(sub) in (str, bytes, bytearray) and sub.__len__() > _REVERSE_NEEDLE
+            and isinstance(sub, str) == isinstance(self, str)
+            and _exact(self).__len__() > _REVERSE_TEXT)
+
+
+def _exact(text: Any) -> Any:
+    """``text``'s data as its exact builtin type (a copy for a subclass instance)."""
+    if type(text) in (str, bytes, bytearray):
+        return text
+    if isinstance(text, str):
+        return str.__str__(text)
+    return bytes(memoryview(text)) if isinstance(text, bytes) else bytearray(memoryview(text))
+
+
+def _char_bytes(text: Any) -> int:
+    return 4 if isinstance(text, str) else 1
+
+
+def _rfind_forward(self: Any, sub: Any, start: Any, end: Any) -> int:
+    """``self.rfind(sub, start, end)`` by a forward search of the reversed slice."""
+    self = _exact(self)
+    lo, hi, _ = slice(None if start is None else as_index(start),
+                      None if end is None else as_index(end)).indices(len(self))
+    if hi - lo < len(sub):
+        return -1
+    _check_alloc(2 * (hi - lo) * _char_bytes(self))
+    at = self[lo:hi][::-1].find(sub[::-1])
+    return -1 if at < 0 else hi - at - len(sub)
+
+
+def _rfind(self: Any, sub: Any, start: Any = None, end: Any = None) -> int:
+    if _reverse_is_slow(self, sub):
+        return _rfind_forward(self, sub, start, end)
+    found: int = type(self).rfind(self, sub, start, end)
+    return found
+
+
+def _rindex(self: Any, sub: Any, start: Any = None, end: Any = None) -> int:
+    if _reverse_is_slow(self, sub):
+        at = _rfind_forward(self, sub, start, end)
+        if at < 0:
+            raise ValueError("substring not found")
+        return at
+    found: int = type(self).rindex(self, sub, start, end)
+    return found
+
+
+def _rpartition(self: Any, sep: Any) -> Any:
+    if _reverse_is_slow(self, sep):
+        self = _exact(self)
+        at = _rfind_forward(self, sep, None, None)
+        kind = str if isinstance(self, str) else type(self)
+        if at < 0:
+            return (kind(), kind(), kind(self)) if kind is not bytearray else (
+                bytearray(), bytearray(), bytearray(self))
+        return (self[:at], sep if kind is not bytearray else bytearray(sep), self[at + len(sep):])
+    return type(self).rpartition(self, sep)
 
 
 def _extend(self: Any, iterable: Any) -> None:
@@ -645,6 +723,59 @@ def _text_slot(raw: Callable[[Any], str]) -> Callable[[Any], str]:
     return text
 
 
+# Routines whose output can exceed their input, each priced by its output bound before the
+# call: chained in one op chunk (``.hex(' ').encode()`` four times over) unpriced copies would
+# multiply what a run holds before any sample sees it.
+# bytes a character of ``str.encode`` at most: a UTF-16/32 code unit pair (and the BOM below);
+# escapes and replacement handlers write up to ten (``\U0010ffff``, ``&#1114111;``), and
+# ``namereplace`` a character's name (the longest is 83 characters)
+_ESCAPING_CODECS = frozenset({"unicode_escape", "unicode-escape", "raw_unicode_escape", "raw-unicode-escape"})
+_ESCAPING_ERRORS = frozenset({"xmlcharrefreplace", "backslashreplace"})
+
+
+def _encode_factor(encoding: Any, errors: Any) -> int:
+    if errors == "namereplace":
+        return 90
+    if errors in _ESCAPING_ERRORS or (isinstance(encoding, str) and encoding.lower() in _ESCAPING_CODECS):
+        return 10
+    return 4
+
+
+def _encode(self: Any, encoding: Any = "utf-8", errors: Any = "strict") -> Any:
+    _check_alloc(len(self) * _encode_factor(encoding, errors) + 8)
+    return str.encode(self, encoding, errors)
+
+
+def _decode(self: Any, encoding: Any = "utf-8", errors: Any = "strict") -> Any:
+    # a character a byte at most, four bytes each in memory (one astral character widens them
+    # all); an error handler may write ``\xNN`` for one byte
+    factor = 4 if errors in ("strict", "ignore", "replace", "surrogateescape") else 16
+    _check_alloc(len(self) * factor)
+    return type(self).decode(self, encoding, errors)
+
+
+def _hex(self: Any, *args: Any, **kwargs: Any) -> Any:
+    # two digits a byte, and a one-character separator between groups
+    _check_alloc(len(self) * (3 if args or kwargs else 2))
+    return type(self).hex(self, *args, **kwargs)
+
+
+def _case_map(name: str) -> Callable[..., Any]:
+    """``str`` case maps: ASCII text maps to ASCII of the same length; other text may triple
+    (``'ß'.upper()``), Latin-1 text widen to two bytes a character (``'ÿ'.upper()``), wider
+    text to four."""
+
+    def case_map(self: Any) -> Any:
+        if not self.isascii():
+            n = len(self)
+            latin1 = sys.getsizeof(self) - sys.getsizeof("\xff") < 2 * n  # one byte a character
+            _check_alloc(n * (6 if latin1 else 12))
+        return getattr(str, name)(self)
+
+    case_map.__name__ = name
+    return case_map
+
+
 def _text_methods(kind: type) -> dict[str, Callable[..., Any]]:
     table: dict[str, Callable[..., Any]] = {
         "ljust": _pad("ljust"),
@@ -657,9 +788,18 @@ def _text_methods(kind: type) -> dict[str, Callable[..., Any]]:
         "split": _split("split"),
         "rsplit": _split("rsplit"),
         "splitlines": _splitlines,
+        "rfind": _rfind,
+        "rindex": _rindex,
+        "rpartition": _rpartition,
     }
     if kind is str:
         table["translate"] = _translate
+        table["encode"] = _encode
+        for name in ("capitalize", "casefold", "lower", "swapcase", "title", "upper"):
+            table[name] = _case_map(name)
+    else:
+        table["decode"] = _decode
+        table["hex"] = _hex
     return table
 
 

@@ -303,10 +303,14 @@ def _ior(a: Any, b: Any) -> Any:
 
 
 # -- % and // ------------------------------------------------------------------------------
+# every type the slot table routes here that formats printf-style (bytearray too)
+_PRINTF = (str, bytes, bytearray)
+
+
 def divlike_slow(a: Any, b: Any, op: Binop) -> Any:
     if isinstance(a, int) and isinstance(b, int):
         current_or_default().check_work(int_div_ns(as_index(a).bit_length(), as_index(b).bit_length()))
-    elif op is not operator.floordiv and op is not operator.ifloordiv and isinstance(a, str | bytes):
+    elif op is not operator.floordiv and op is not operator.ifloordiv and isinstance(a, _PRINTF):
         for value in b if type(b) is tuple else (b,):
             check_to_int(value)  # '%d' % Decimal('1E+999999') converts it to an exact int
         width = percent_format_width(a, b)

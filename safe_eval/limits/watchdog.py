@@ -137,10 +137,10 @@ def _loop() -> None:
                     # guest code refuelled since the last period: the budget samples memory
                     # itself, with the precise error; only a run stuck in host code is ours
                     continue
-                if budget.mem_base >= 0:  # the run has started sampling its memory
-                    if budget.mem_used + memory.unsampled(budget) > budget.limits.memory:
-                        _raise_in(w.thread_id, WatchdogMemoryLimit)
-                        w.fired = True
+                # every watched run: each is measured from its start (``Budget.start_memory``)
+                if budget.mem_used + memory.unsampled(budget) > budget.limits.memory:
+                    _raise_in(w.thread_id, WatchdogMemoryLimit)
+                    w.fired = True
 
 
 def _ensure_thread() -> None:
@@ -163,8 +163,9 @@ if hasattr(os, "register_at_fork"):  # POSIX only (no fork elsewhere)
 
 
 def start(budget: Budget) -> _Watch | None:
-    """Watch ``budget``'s run on this thread until ``stop``. Called for the outermost context
-    of a run only (a nested evaluation is covered by its run's watch)."""
+    """Watch ``budget``'s run on this thread until ``stop``. Called for every run with a budget
+    of its own (``session``: the outermost run and a run started inside another, e.g. from a
+    tool, which gets a spare watch)."""
     tid = threading.get_ident()
     w = _watches.get(tid)
     if w is None:
@@ -225,6 +226,9 @@ def host_code() -> _Watch | None:
     w = _oncpu.get(tid)
     if w is None:
         return None
+    budget = w.budget
+    if budget is not None:  # what it grew and announced is settled before it parks
+        memory.checkpoint(budget)
     with _lock:
         if _oncpu.get(tid) is w:
             del _oncpu[tid]

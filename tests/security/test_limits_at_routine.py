@@ -688,3 +688,154 @@ def test_a_curated_module_function_is_refused_by_its_price_before_the_call(code)
 def test_a_decimal_with_a_huge_exponent_is_refused_before_becoming_an_exact_int(code):
     with pytest.raises(GuestError, match="exponent larger than"):
         safe_exec(code, {}, limits={"time": 1.0})
+
+
+# -- rt-limits f01: a routine whose output can exceed its input is priced by its output bound ----
+# each input is under the limit and the output over it: refused before the C call (an
+# "allocation too large"), never sampled after it (a chain of them within one op chunk would
+# multiply what the run holds before any sample)
+EXPANDING = [
+    ("bytes-hex-sep", "(b'x' * 6_000_000).hex(' ')"),
+    ("bytearray-hex", "bytearray(9_000_000).hex()"),
+    ("str-encode-utf-32", "('x' * 6_000_000).encode('utf-32')"),
+    ("str-encode-keyword-escapes", "t.encode('ascii', errors='xmlcharrefreplace')"),
+    ("bytes-decode-widened-by-one-astral", "(b'x' * 6_000_000 + '\\U0001F600'.encode()).decode()"),
+    ("str-upper-non-ascii", "t.upper()"),
+    ("str-upper-on-the-type", "str.upper(t)"),
+    ("chain-in-one-op-chunk", "(b'x' * 2**20).hex(' ').encode().hex(' ').encode().hex(' ').encode()"),
+]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("code", [c for _, c in EXPANDING], ids=[i for i, _ in EXPANDING])
+def test_a_routine_whose_output_can_exceed_its_input_is_refused_before_the_call(code: str) -> None:
+    with pytest.raises(MemoryLimit) as info:
+        safe_eval(code, {"t": "\xdf" * 3_000_000}, limits={"time": 10, "memory": 16 * 2**20})
+    assert info.value.detail == "allocation too large"
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    ("b'ab'.hex()", "6162"),
+    ("b'abc'.hex(':', 2)", "61:6263"),
+    ("bytearray(b'ab').hex(sep='-')", "61-62"),
+    ("'h\\xe9'.encode()", b"h\xc3\xa9"),
+    ("'h\\xe9'.encode('ascii', errors='replace')", b"h?"),
+    ("str.encode('ab', 'utf-16')", "ab".encode("utf-16")),
+    ("b'h\\xc3\\xa9'.decode()", "h\xe9"),
+    ("bytearray(b'\\xff').decode('latin-1')", "\xff"),
+    ("b'\\xff'.decode(errors='backslashreplace')", "\\xff"),
+    ("'stra\\xdfe'.upper()", "STRASSE"),
+    ("'ab'.title() + 'AB'.lower() + 'Ab'.swapcase() + 'ab'.capitalize() + '\\xdf'.casefold()", "AbabaBAbss"),
+])
+def test_priced_expanding_routines_give_cpythons_answers(code: str, expected: object) -> None:
+    assert safe_eval(code) == expected
+
+
+# -- rt-limits f09: reverse search is CPython's default_rfind, O(n*m): priced as a forward search --
+# haystack 'a' * n, needle 'a' * (m/2) + 'b' + 'a' * (m/2): every position compares m/2 characters
+_REVERSE_SETUP = {
+    "str": "s = 'a' * 400_000\np = 'a' * 20_000 + 'b' + 'a' * 20_000\n",
+    "bytes": "s = b'a' * 400_000\np = b'a' * 20_000 + b'b' + b'a' * 20_000\n",
+    "bytearray": "s = bytearray(b'a' * 400_000)\np = b'a' * 20_000 + b'b' + b'a' * 20_000\n",
+}
+_REVERSE_CALLS = [
+    ("rfind", "s.rfind(p)", -1),
+    ("rfind-slice", "s.rfind(p, 10, -10)", -1),
+    ("rindex", "try:\n    s.rindex(p)\nexcept ValueError:\n    r = 'none'\nr", "none"),
+    ("rpartition", "len(s.rpartition(p)[2])", 400_000),
+    ("rsplit-maxsplit", "len(s.rsplit(p, 1))", 1),
+    ("rsplit", "len(s.rsplit(p))", 1),
+]
+REVERSE = [(f"{kind}-{call}", setup + expr, expected)
+           for kind, setup in _REVERSE_SETUP.items() for call, expr, expected in _REVERSE_CALLS]
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(("code", "expected"), [(c, e) for _, c, e in REVERSE], ids=[i for i, _, _ in REVERSE])
+def test_a_reverse_search_for_a_long_needle_ends_within_the_time_limit(code: str, expected: object) -> None:
+    # the native call takes 3.6 s here (n*m comparisons, one uninterruptible C call)
+    assert safe_eval(code, {}, limits={"time": 1.0}) == expected
+
+
+@pytest.mark.parametrize("expr", [
+    "s.rfind(p)", "s.rfind(p, 3)", "s.rfind(p, 0, -5000)", "s.rfind(p, -3000)", "s.rindex(p)",
+    "s.rpartition(p)", "s.rpartition(p + 'q')", "s.rsplit(p)", "s.rsplit(p, 1)", "s.rsplit(p, 0)",
+    "b.rfind(q)", "b.rpartition(q)", "bytearray(b).rpartition(q)", "bytearray(b).rsplit(q, 1)",
+    "S(s).rfind(p)", "S(s).rpartition(p)",
+])
+def test_reverse_search_as_a_forward_search_gives_cpythons_answers(expr: str) -> None:
+    p = "needle" * 20
+    s = "ab" * 3000 + p + "xy" * 2000 + p + "z" * 10
+    env = {"s": s, "p": p, "b": s.encode(), "q": p.encode()}
+
+    class S(str):
+        pass
+
+    expected = eval(expr, {**env, "S": S})
+    got = safe_eval("class S(str):\n    pass\n" + expr, env) if "S(" in expr else safe_eval(expr, env)
+    assert got == expected
+
+
+# -- rt-limits f07: printf-style formatting is priced for every type the slot table routes there --
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("code", [
+    "bytearray(b'%*d') % (2**28, 1)",
+    "bytearray(b'%*d').__mod__((2**28, 1))",
+    "x = bytearray(b'%*d')\nx %= (2**28, 1)",
+    "bytearray(b'%s') % (b'x' * 2**20 * 40,)",
+])
+def test_bytearray_printf_formatting_is_refused_before_the_call(code: str) -> None:
+    with pytest.raises(MemoryLimit) as info:
+        safe_exec(code, {}, limits={"time": 10, "memory": 64 * 2**20})
+    assert info.value.detail == "allocation too large"  # before the call, not sampled after
+
+
+def test_priced_bytearray_printf_formatting_gives_cpythons_answer() -> None:
+    assert safe_eval("bytearray(b'%d-%s %5d') % (1, b'x', 7)") == bytearray(b"1-x     7")
+
+
+# -- rt-limits f06: the output limit is in bytes, as documented: UTF-8, not code points ------------
+@pytest.mark.parametrize("char", ["\U0001F600", "\u00e9", "\u4e2d"])
+def test_the_output_limit_counts_the_bytes_the_host_receives(char: str) -> None:
+    from safe_eval import Evaluator
+    from safe_eval.errors import OutputLimit
+
+    n = 2 * 65_536 // len(char.encode())  # twice the limit in UTF-8, under it in characters
+    with pytest.raises(OutputLimit):
+        Evaluator(limits={"output": 65_536}).run(f"print({char!r} * {n // 2}, end='')\n"
+                                                 f"print({char!r} * {n // 2}, end='')", {})
+    assert len(Evaluator(limits={"output": 65_536}).run(
+        f"print({char!r} * {65_536 // len(char.encode())}, end='')", {}).stdout.encode()) <= 65_536
+
+
+# -- rt-limits f10: Decimal transcendentals are priced by the precision they work to ----------------
+_PREC = "from decimal import Decimal, Context, localcontext\nc = Context(prec=4000)\n"
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("code", [
+    "with localcontext(prec=4000):\n    Decimal(2).ln()",
+    "with localcontext(prec=4000):\n    Decimal(2).log10()",
+    "with localcontext(prec=4000):\n    Decimal(3).exp(context=None)",
+    "c.ln(Decimal(2))",
+    "c.log10(Decimal(2))",
+    "c.exp(Decimal(3))",
+    "c.power(Decimal('1.' + '1' * 3999), Decimal('123456789.' + '3' * 3990))",
+])
+def test_a_decimal_transcendental_at_a_high_precision_is_refused_before_the_call(code: str) -> None:
+    # each is one C call of 0.8-2.7 s here: refused up front, not stopped seconds late
+    with pytest.raises(TimeLimit) as info:
+        safe_exec(_PREC + code, {}, limits={"time": 1.0})
+    assert info.value.detail == "operation would take too long"
+
+
+def test_priced_decimal_transcendentals_give_cpythons_answers() -> None:
+    import decimal
+
+    code = ("from decimal import Decimal, Context, localcontext\nc = Context(prec=200)\n"
+            "with localcontext(prec=200):\n    r = (Decimal(2).ln(), Decimal(2).log10(), Decimal(3).exp(None))\n"
+            "r + (c.ln(Decimal(5)), c.exp(Decimal(1)), c.power(Decimal(2), Decimal('0.5')))")
+    c = decimal.Context(prec=200)
+    D = decimal.Decimal
+    assert safe_eval(code) == (D(2).ln(c), D(2).log10(c), D(3).exp(c), c.ln(D(5)), c.exp(D(1)),
+                               c.power(D(2), D("0.5")))

@@ -9,6 +9,7 @@ import ctypes
 import gc
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -871,3 +872,218 @@ def test_a_function_made_under_the_same_policy_with_another_audit_hook_is_audite
     assert sent == ["ops@example.com"]
     assert [getattr(e, "name", None) for e in audit_a] == ["send_email"]
     assert [getattr(e, "name", None) for e in audit_b] == ["handler"]
+
+
+# -- rt-limits: every run is measured from its start and checked at its end ----------------
+# a slice is a copy no guard prices (linear in what the run already holds): a few hundred of
+# them are a few hundred ops, under one chunk, so no slow check samples the run's memory
+
+
+@pytest.mark.timeout(120)
+def test_a_run_that_never_reaches_a_slow_check_is_stopped_by_the_watchdog_while_it_grows() -> None:
+    # 600 MB of copies of a 2 MB string the host passed in (no priced allocation, about 1 200
+    # ops): the watchdog must see the run from its start, not from a first sample that never
+    # comes (the run then finished, its copies dropped at its end, and returned 300)
+    _trim_heap()
+    with pytest.raises(MemoryLimit) as info:
+        safe_eval.safe_eval("keep = []\nfor i in range(300):\n    keep.append(s[i:])\nlen(keep)",
+                            {"s": "x" * 2_000_000}, limits={"memory": 16 * 2**20, "time": 30})
+    assert info.value.line == 3
+
+
+@pytest.mark.timeout(120)
+def test_a_run_never_returns_a_result_larger_than_its_memory_limit() -> None:
+    # two copies of a 10 MB string: a 20 MB result under 16 MB, made in two ops
+    _trim_heap()
+    with pytest.raises(MemoryLimit):
+        safe_eval.safe_eval("(s[1:], s[2:])", {"s": "x" * 10_000_000}, limits={"memory": 16 * 2**20, "time": 30})
+
+
+def _sub_agent(code: str, memory: int) -> str:
+    try:  # a tool that evaluates code itself: a run nested in the caller's, with its own budget
+        r = safe_eval.safe_eval(code, {}, limits={"memory": memory, "time": 30, "ops": 10**8})
+        return repr(r) if isinstance(r, int) else type(r).__name__
+    except SafeEvalError as e:
+        return type(e).__name__
+
+
+@pytest.mark.timeout(120)
+def test_a_run_nested_in_a_tool_is_checked_at_its_end_like_any_run() -> None:
+    _trim_heap()
+    env = {"sub_agent": lambda code: _sub_agent(code, 16 * 2**20)}
+    policy = parse_policy("policy p\nallow sub_agent(*)\n")
+    out = safe_eval.safe_eval("sub_agent(\"s = 'x' * 10_000_000\\n(s, s[1:])\")", env, policy=policy)
+    assert out == "MemoryLimit"
+
+
+@pytest.mark.timeout(120)
+def test_what_a_run_nested_in_a_tool_announced_never_pays_for_a_later_runs_growth() -> None:
+    # the nested run announces 80 MB (width * 4) and allocates 20 MB; a later run building
+    # 96 MB in pieces too small to announce must meet its 64 MiB limit all the same
+    _trim_heap()
+    env = {"sub_agent": lambda code: _sub_agent(code, 200 * 2**20)}
+    policy = parse_policy("policy p\nallow sub_agent(*)\n")
+    assert safe_eval.safe_eval("sub_agent(\"len(format(1, '>20000000'))\")", env, policy=policy) == "20000000"
+    with pytest.raises(MemoryLimit):
+        safe_eval.safe_eval("keep = []\nfor i in range(12_000):\n    keep.append([i] * 1000)\nlen(keep)",
+                            limits={"memory": 64 * 2**20, "time": 30, "ops": 10**8})
+
+
+# -- rt-limits: the ledger charges each run what it grew, never another run's growth or frees --
+def _side_by_side(runs: dict[str, tuple[str, dict[str, Any]]], policy: str, memory: int) -> dict[str, Any]:
+    outcome: dict[str, Any] = {}
+
+    def run(name: str, code: str, env: dict[str, Any]) -> None:
+        try:
+            outcome[name] = safe_eval.safe_eval(code, env, policy=parse_policy(policy),
+                                                limits=Limits(memory=memory, time=60, ops=10**9))
+        except SafeEvalError as e:
+            outcome[name] = e
+
+    threads = [threading.Thread(target=run, args=(n, c, e)) for n, (c, e) in runs.items()]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return outcome
+
+
+@pytest.mark.timeout(120)
+def test_an_over_estimated_announcement_of_a_parked_run_never_pays_for_another_runs_growth() -> None:
+    # V announces 80 MB (a width of 4-byte characters) for a 20 MB ASCII string, then waits in
+    # a tool while A builds 64 MB from pieces too small to announce: A's growth is A's
+    _trim_heap()
+    parked, done = threading.Event(), threading.Event()
+
+    def park() -> None:
+        parked.set()
+        done.wait(30)
+
+    def go() -> None:
+        parked.wait(30)
+
+    def finished() -> None:
+        done.set()
+
+    v = "keep = [0] * 3_000_000\nt = format(1, '>20000000')\npark()\ny = [2] * 200_000\nlen(t)"
+    a = ("go()\nkeep = []\nfor i in range(8000):\n    keep.append([i] * 1000)\nfor _ in range(5000):\n"
+         "    pass\nfinished()\nlen(keep)")
+    outcome = _side_by_side({"V": (v, {"park": park}), "A": (a, {"go": go, "finished": finished})},
+                            "policy p\nallow park(*)\nallow go(*)\nallow finished(*)\n", 100 * 2**20)
+    assert outcome == {"V": 20_000_000, "A": 8000}
+
+
+@pytest.mark.timeout(120)
+def test_memory_another_run_frees_is_never_credited_to_the_run_that_samples_next() -> None:
+    # B's run returns 80 MB (charged to B); the host then drops the result, freeing it (one
+    # mapping: the RSS falls at once) while A waits; A then samples, and builds 80 MB itself,
+    # twice: A holds 160 MB under a 100 MiB limit unless B's free went to A
+    rounds = 2
+    turn_b = [threading.Event() for _ in range(rounds)]
+    turn_a = [threading.Event() for _ in range(rounds)]
+
+    def handover(i: int) -> None:
+        turn_b[i].set()
+        turn_a[i].wait(30)
+
+    a = (f"keep = []\nfor i in range({rounds}):\n    handover(i)\n    for _ in range(5000):\n        pass\n"
+         "    keep.append([0] * 10_000_000)\nsum(len(p) for p in keep)")
+    b = "x = [0] * 10_000_000\nfor _ in range(5000):\n    pass\nx"
+    policy = "policy p\nallow handover(*)\n"
+    outcome: dict[str, Any] = {}
+
+    def run_a() -> None:
+        outcome.update(_side_by_side({"A": (a, {"handover": handover})}, policy, 100 * 2**20))
+        for e in turn_b:  # however A ended, no B waits for it
+            e.set()
+
+    def run_bs() -> None:
+        for i in range(rounds):
+            turn_b[i].wait(30)
+            result = _side_by_side({"B": (b, {})}, policy, 100 * 2**20)["B"]
+            outcome[f"B{i}"] = len(result) if isinstance(result, list) else result
+            del result  # B's 80 MB result freed by the host, after B's run (the run's globals
+            gc.collect()  # hold it in a cycle)
+            turn_a[i].set()
+
+    _trim_heap()
+    threads = [threading.Thread(target=run_a), threading.Thread(target=run_bs)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(outcome[f"B{i}"] == 10_000_000 for i in range(rounds))
+    assert isinstance(outcome["A"], MemoryLimit)
+
+
+@pytest.mark.timeout(120)
+def test_runs_refused_an_allocation_up_front_make_the_host_run_no_full_collection() -> None:
+    # a refused allocation ends a run in a millisecond: a full collection of the host's heap
+    # after each (the GIL held for as long as the host's heap takes) would be host work any
+    # guest buys at will
+    full: list[int] = []
+
+    def count(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start" and info["generation"] == 2:
+            full.append(1)
+
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        for _ in range(20):
+            with pytest.raises(MemoryLimit):
+                safe_eval.safe_eval("bytes(10**9)")
+    finally:
+        gc.callbacks.remove(count)
+    assert full == []
+
+
+@pytest.mark.timeout(120)
+def test_runs_that_grow_to_their_limit_make_full_collections_a_bounded_share_of_the_hosts_time() -> None:
+    # a host heap of 3 M objects: a full collection takes a good part of a second; ten runs that
+    # grow to their 8 MB limit take milliseconds each, far less than ten times the first one's
+    full: list[int] = []
+
+    def count(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start" and info["generation"] == 2:
+            full.append(1)
+
+    host_cache = [{"k": i, "v": [i]} for i in range(1_000_000)]
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        for _ in range(10):
+            with pytest.raises(MemoryLimit):
+                safe_eval.safe_eval("keep = []\nwhile True:\n    keep.append([0] * 100_000)\n",
+                                    limits={"memory": 8 * 2**20})
+    finally:
+        gc.callbacks.remove(count)
+        del host_cache
+    assert len(full) <= 2  # (none when an earlier full collection is recent enough)
+
+
+@pytest.mark.timeout(120)
+def test_another_runs_chain_of_expanding_routines_never_stops_an_innocent_run() -> None:
+    # V needs about 130 MB of its 256 MiB; A's six-stage chain would grow to 583 MB within one
+    # op chunk, unsampled: the growth that reaches V's sample must be A's, refused up front
+    _trim_heap()
+    outcome: dict[str, Any] = {}
+    v = ("import statistics\ndata = [float(i) for i in range(4_000_000)]\n"
+         "statistics.fmean(data) + statistics.fmean(data)")
+    a = "('x' * 200_000).encode('utf-32')" + ".hex(' ').encode()" * 6
+
+    def run(name: str, code: str, memory: int, wait: float) -> None:
+        time.sleep(wait)  # A starts while V is inside fmean
+        try:
+            outcome[name] = safe_eval.safe_eval(code, limits=Limits(memory=memory, time=60, ops=10**8))
+        except SafeEvalError as e:
+            outcome[name] = e
+
+    threads = [threading.Thread(target=run, args=("V", v, 256 * 2**20, 0.0)),
+               threading.Thread(target=run, args=("A", a, 64 * 2**20, 1.0))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert outcome["V"] == 3999999.0
+    assert isinstance(outcome["A"], MemoryLimit)
