@@ -25,13 +25,12 @@ from safe_eval.errors import (
 )
 from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.compile_stmt import guest_raised
-from safe_eval.interpreter.runtime import raise_host_recursion_limit
 from safe_eval.limits import watchdog
 from safe_eval.limits.budget import current as current_budget
 from safe_eval.limits.budget import depth_limit_of
 from safe_eval.limits.memory import leave as leave_memory
 from safe_eval.limits.memory import release as release_memory
-from safe_eval.limits.stack import BIG_STACK_THREAD, call_with_stack, stack_for
+from safe_eval.limits.stack import BIG_STACK_THREAD, HostRecursion, call_with_stack, stack_for
 from safe_eval.limits.stackguard import ensure_main_thread_stack, needs_big_stack_thread
 
 if TYPE_CHECKING:
@@ -70,7 +69,7 @@ def run_guarded(
     token = None
     released = False
     failed: BaseException | None = None
-    old = sys.getrecursionlimit()
+    room = HostRecursion(ctx.budget.max_depth)
     try:
         # ``_run`` written out: one host call fewer on every evaluation
         token = context.enter_outermost(ctx)
@@ -78,7 +77,7 @@ def run_guarded(
             from safe_eval.membrane.modules.decimal import isolate
 
             isolate()
-        raise_host_recursion_limit(ctx.budget.max_depth)
+        room.enter()
         return fn(*args)
     except BaseException as e:
         while True:
@@ -105,8 +104,7 @@ def run_guarded(
                     token = None
                 if ctx.extra:
                     context.run_undo_hooks(ctx)
-                if sys.getrecursionlimit() != old:
-                    sys.setrecursionlimit(old)
+                room.leave()
                 if ctx.budget.mem_base >= 0:  # it sampled: its last growth is its own
                     leave_memory(ctx.budget)
                 watchdog.stop(w)
@@ -143,9 +141,10 @@ _modules = sys.modules
 
 def _run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     token = context.enter(ctx)
-    old = raise_host_recursion_limit(ctx.budget.max_depth)
+    room = HostRecursion(ctx.budget.max_depth)
     failed: BaseException | None = None
     try:
+        room.enter()
         return fn(*args)
     except BaseException as e:
         err = to_api_error(e)
@@ -154,8 +153,7 @@ def _run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
         failed = err
     finally:
         context.leave(token)
-        if sys.getrecursionlimit() != old:
-            sys.setrecursionlimit(old)
+        room.leave()
     raise _detached(failed)
 
 

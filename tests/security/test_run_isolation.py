@@ -871,3 +871,71 @@ def test_a_function_made_under_the_same_policy_with_another_audit_hook_is_audite
     assert sent == ["ops@example.com"]
     assert [getattr(e, "name", None) for e in audit_a] == ["send_email"]
     assert [getattr(e, "name", None) for e in audit_b] == ["handler"]
+
+
+# -- process-global interpreter state: the host recursion limit ---------------------------
+def test_a_run_that_ends_never_lowers_the_host_recursion_limit_under_a_run_still_in_progress() -> None:
+    # ``sys.setrecursionlimit`` is one value for the whole process: a run restoring the value it
+    # saw at its start would take room away from a concurrent run deep in recursion (CPython
+    # aborts the process past limit + 50), or leave the host another run's raised limit
+    host_limit = sys.getrecursionlimit()
+    a_running, b_running, a_done = threading.Event(), threading.Event(), threading.Event()
+    seen: dict[str, int] = {}
+    results: list[Any] = []
+    policy = parse_policy("policy p\nallow started(*)\nallow after_a(*)\n")
+
+    def started() -> None:
+        seen["in_a"] = sys.getrecursionlimit()
+        a_running.set()
+        assert b_running.wait(30)  # A ends while B is in progress
+
+    def after_a() -> None:
+        b_running.set()
+        assert a_done.wait(30)
+        seen["in_b_after_a"] = sys.getrecursionlimit()
+
+    def run(code: str, env: dict[str, Any]) -> None:
+        try:
+            results.append(safe_eval.safe_eval(code, env, policy=policy, limits=Limits(time=30)))
+        except SafeEvalError as e:
+            results.append(e)
+
+    a = threading.Thread(target=run, args=("started()\n1", {"started": started}))
+    b = threading.Thread(target=run, args=("after_a()\n2", {"after_a": after_a}))
+    a.start()
+    assert a_running.wait(30)
+    b.start()
+    a.join()
+    a_done.set()
+    b.join()
+    assert sorted(results) == [1, 2]
+    assert seen["in_b_after_a"] >= seen["in_a"] > host_limit
+    assert sys.getrecursionlimit() == host_limit
+
+
+_DEEP_RUN_WHILE_A_SHORT_ONE_ENDS = """
+import sys, threading, time
+import safe_eval
+def a():   # a short run: it ends while B is 900 guest calls deep
+    safe_eval.safe_eval("import time\\ntime.sleep(0.5)\\n1", {}, limits={"time": 10})
+def b():
+    time.sleep(0.1)
+    print(safe_eval.safe_eval(
+        "import time\\ndef f(n):\\n    if n == 0:\\n        time.sleep(1.0)\\n        return 0\\n"
+        "    return f(n - 1) + 1\\nf(900)\\n", {}, limits={"time": 20, "recursion": 1000}))
+ta, tb = threading.Thread(target=a), threading.Thread(target=b)
+ta.start(); tb.start(); ta.join(); tb.join()
+print(sys.getrecursionlimit())
+"""
+
+
+@pytest.mark.timeout(120)
+def test_a_short_run_ending_under_a_concurrent_deep_run_leaves_the_host_alive() -> None:
+    # in a child process: the failure is CPython's fatal "Cannot recover from stack overflow"
+    import os
+    import subprocess
+
+    p = subprocess.run([sys.executable, "-c", _DEEP_RUN_WHILE_A_SHORT_ONE_ENDS], capture_output=True,
+                       text=True, timeout=100, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.split() == ["900", "1000"]
