@@ -56,15 +56,14 @@ def run_guarded(
     if (threading.get_ident() != _MAIN_IDENT and needs_big_stack_thread()
             and threading.current_thread().name != BIG_STACK_THREAD):
         return call_with_stack(run_guarded, ctx, fn, *args, stack_bytes=stack_for(memory))
-    global _stack_ready_for, _greenlet_pending
+    global _greenlet_pending
     if _greenlet_pending and "greenlet" in sys.modules:
         # the host loaded greenlet (e.g. gevent): GreenletExit may cross guest code from now on
         from safe_eval.interpreter import generators  # noqa: F401  (marks it uncatchable)
 
         _greenlet_pending = False
-    if memory != _stack_ready_for:  # the rlimit raise is kept for the process: once per limit
-        ensure_main_thread_stack(stack_for(memory))
-        _stack_ready_for = memory
+    # the rlimit raise is kept for the process: a no-op unless this run needs more
+    ensure_main_thread_stack(stack_for(memory))
     w = watchdog.start(ctx.budget)
     token = None
     released = False
@@ -130,8 +129,6 @@ def _detached(err: BaseException | None) -> BaseException:
     return err
 
 
-# the memory limit the main thread's stack was last made ready for (ensure_main_thread_stack)
-_stack_ready_for = -1
 _greenlet_pending = True
 # Only a shortcut: any other id is decided by needs_big_stack_thread() as before (after a
 # fork the child's only thread may have another id; it then takes the general test).

@@ -18,6 +18,11 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+try:
+    import resource
+except ImportError:  # pragma: no cover - not on Linux/macOS
+    resource = None  # type: ignore[assignment]
+
 __all__ = ["BIG_STACK_THREAD", "HOST_CALL_CAP", "HOST_RECURSION_CAP", "MIN_STACK", "HostRecursion",
            "call_with_stack", "host_recursion_cap", "stack_for", "start_with_stack"]
 
@@ -48,8 +53,25 @@ _stack_lock = threading.Lock()  # threading.stack_size is process-global
 
 
 def stack_for(memory_limit: int) -> int:
-    """The C stack size that outlasts any nesting the guest can afford under ``memory_limit``."""
-    return max(MIN_STACK, min(MAX_STACK, 2 * memory_limit))
+    """The C stack size that outlasts any nesting that can exist while a run with
+    ``memory_limit`` is in progress: what the run can build, plus what earlier runs built.
+
+    Nesting accumulates across the runs of a session (an ``Evaluator`` keeping one ``env``: four
+    runs of ``t = (t,)`` 700 000 times, each under 64 MiB, made a tuple 2.8 M deep whose hash
+    overflowed a stack sized from one run's limit and killed the host). Whatever nesting
+    exists is in the process's memory, so the process's peak resident size bounds it: the
+    stack is sized from that plus the run's own limit, whatever C routine walks the data.
+    """
+    return max(MIN_STACK, min(MAX_STACK, 2 * (memory_limit + _peak_rss())))
+
+
+def _peak_rss() -> int:
+    """The process's peak resident size in bytes (never below what it holds now): one system
+    call, cheaper than reading the current size."""
+    if resource is None:  # pragma: no cover - not on Linux/macOS
+        return 0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
 
 
 def host_recursion_cap(stack_bytes: int) -> int:
