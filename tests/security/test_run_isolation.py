@@ -9,6 +9,7 @@ import ctypes
 import gc
 import sys
 import threading
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,7 +18,7 @@ import pytest
 
 import safe_eval
 from safe_eval import Evaluator, Limits
-from safe_eval.errors import MemoryLimit, PolicyViolation, SafeEvalError
+from safe_eval.errors import MemoryLimit, PolicyError, PolicyViolation, SafeEvalError
 from safe_eval.policy import parse_policy
 from safe_eval.policy.enforce import ToolEvent
 
@@ -939,3 +940,77 @@ def test_a_short_run_ending_under_a_concurrent_deep_run_leaves_the_host_alive() 
                        text=True, timeout=100, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert p.returncode == 0, p.stderr[-2000:]
     assert p.stdout.split() == ["900", "1000"]
+
+
+# -- process-global interpreter state: the warning filters --------------------------------
+_RE_RUN = ("import re\nn = 0\nfor i in range(20):\n    re.compile('w' + str(k) + '_' + str(i) + '[ab]+')\n"
+           "for p in ('[[a]', '[a--b]', '[a&&b]'):\n    try:\n        re.compile(p)\n"
+           "    except re.error:\n        n += 1\nn")
+
+
+def test_a_run_compiling_patterns_never_changes_the_process_warning_filters() -> None:
+    # ``warnings.filters`` is one list for every thread: a run that swaps it (catch_warnings)
+    # turns the host's warnings into errors (or silences them) on every thread meanwhile, and
+    # two such runs restore each other's lists, leaving one behind for good
+    touched: list[str] = []
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_globals.get("__name__") == "warnings":
+            touched.append(frame.f_code.co_name)
+
+    before = list(warnings.filters)
+    sys.setprofile(profile)
+    try:
+        assert safe_eval.safe_eval(_RE_RUN, {"k": 1}) == 3  # the ambiguous patterns still refused
+        # what the compiler warns about, in a guest exec string and in the program itself
+        assert safe_eval.safe_eval("exec('y = 2 is 1')\nx is 'a'", {"x": 2}) is False
+        with pytest.raises(PolicyError, match="invalid escape sequence"):  # a policy read meanwhile
+            parse_policy('policy p\nallow f(x matches "\\d+")\n')
+    finally:
+        sys.setprofile(None)
+    assert touched == []
+    assert warnings.filters == before
+
+
+@pytest.mark.timeout(120)
+def test_concurrent_runs_compiling_patterns_leave_the_host_warning_filters_as_they_were() -> None:
+    before = list(warnings.filters)
+    changed: list[Any] = []
+    done = threading.Event()
+
+    def watch() -> None:  # host code on another thread, reading its filters meanwhile
+        while not done.is_set():
+            if warnings.filters != before:
+                changed.append(list(warnings.filters))
+                return
+
+    def runs(k: int) -> None:
+        for j in range(3):
+            safe_eval.safe_eval(_RE_RUN, {"k": k * 100 + j})
+
+    watcher = threading.Thread(target=watch)
+    workers = [threading.Thread(target=runs, args=(k,)) for k in range(3)]
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-4)
+    try:
+        watcher.start()
+        for t in workers:
+            t.start()
+        for t in workers:
+            t.join()
+    finally:
+        done.set()
+        watcher.join()
+        sys.setswitchinterval(old)
+    assert changed == []
+    assert warnings.filters == before
+
+
+def test_what_the_compiler_warns_about_runs_under_a_host_that_turns_warnings_into_errors() -> None:
+    # the compile check must neither show the host these warnings nor stop on them (``-W error``)
+    code = ("exec('y = 2 is 1')\nf = (lambda: 0) if x is 1 else None\n"
+            "g = (1, 2)(3) if x is 'a' else [1, 2]['k'] if x is 3 else 4\nassert (g, 'never empty')\ng")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("error")
+        assert safe_eval.safe_eval(code, {"x": 2}) == 4
+    assert seen == []

@@ -54,7 +54,6 @@ import re
 import sys
 import threading
 import types
-import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -62,6 +61,7 @@ import regex
 
 from safe_eval.errors import TimeLimit
 from safe_eval.limits.budget import current_or_default
+from safe_eval.membrane.modules._re_parser import AmbiguousPattern
 from safe_eval.membrane.modules._regex_cost import NODE_BYTES, NODE_NS, PatternCost, pattern_cost
 from safe_eval.membrane.modules._util import check_alloc
 
@@ -162,15 +162,15 @@ def _compile_pair(pattern: str | bytes, flags: int) -> tuple[re.Pattern[Any], An
 def _compile_new(pattern: str | bytes, flags: int) -> tuple[re.Pattern[Any], Any, PatternCost]:
     if len(pattern) > MAX_PATTERN:
         raise re.error(f"pattern longer than {MAX_PATTERN} characters is not available in safe-eval")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", FutureWarning)
-        try:
-            compiled = re.compile(pattern, flags)
-            cost = pattern_cost(pattern, flags)
-        except FutureWarning as w:
-            raise re.error(f"{w} (ambiguous pattern: not available in safe-eval)") from None
-        except RecursionError:
-            raise re.error("pattern nested too deeply") from None
+    try:
+        # the private parser reports ambiguity itself: no run touches the process-wide
+        # warning filters (``_re_parser``)
+        cost = pattern_cost(pattern, flags)
+        compiled = re.compile(pattern, flags)
+    except AmbiguousPattern as w:
+        raise re.error(f"{w} (ambiguous pattern: not available in safe-eval)") from None
+    except RecursionError:
+        raise re.error("pattern nested too deeply") from None
     # regex's compile unrolls fixed repeats: its program is charged before it is built
     budget = current_or_default()
     if cost.nodes > _FREE_NODES:
