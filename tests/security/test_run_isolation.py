@@ -1014,3 +1014,41 @@ def test_what_the_compiler_warns_about_runs_under_a_host_that_turns_warnings_int
         warnings.simplefilter("error")
         assert safe_eval.safe_eval(code, {"x": 2}) == 4
     assert seen == []
+
+
+# -- caches outside the run bookkeeping: CPython's and regex's pattern caches ---------------
+_PATTERNS_RUN = """
+import re
+n = 0
+for i in range(30):
+    p = re.compile('(?:' + str(k * 1000 + i) + ')' + 'a' * 9000)
+    n += len(p.pattern)
+n
+"""
+
+
+@pytest.mark.timeout(120)
+def test_patterns_runs_compiled_are_not_kept_by_the_regular_expression_modules_caches() -> None:
+    # only the curated ``re``'s own cache, bounded in bytes (8 MiB), may keep compiled patterns
+    gc.collect()
+    before = _rss()
+    for k in range(4):
+        expected = sum(len(f"(?:{k * 1000 + i})") + 9000 for i in range(30))
+        assert safe_eval.safe_eval(_PATTERNS_RUN, {"k": k}, limits={"ops": 10**9, "time": 60}) == expected
+    gc.collect()
+    assert _rss() - before < 16 * 2**20
+
+
+def test_a_runs_patterns_and_templates_leave_no_entry_in_host_caches() -> None:
+    import re
+
+    rx = sys.modules["regex._main"]
+    code = ("import re\nm = re.compile(r'(q)(u)(?P<x>ux)' + k).search('quux' + k)\n"
+            "[m.expand(r'\\2\\1' + k), re.sub(r'(q)(u)x' + k, r'\\2' + k, 'qux' + k), m.group('x')]")
+    caches = (re._cache, rx._cache, rx._locale_sensitive, rx._replacement_cache)
+    before = [dict(c) for c in caches], re._compile_repl.cache_info().currsize  # type: ignore[attr-defined]
+    marker = "zq81723"
+    assert safe_eval.safe_eval(code, {"k": marker}) == [f"uq{marker}", f"u{marker}", "ux"]
+    after = [dict(c) for c in caches], re._compile_repl.cache_info().currsize  # type: ignore[attr-defined]
+    assert [k for c in after[0] for k in c if marker in repr(k)] == []
+    assert after[1] == before[1]

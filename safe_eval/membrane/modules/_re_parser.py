@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import builtins
 import importlib.util
+import re
 import sys
 import types
 from typing import Any
 
-__all__ = ["AmbiguousPattern", "parse"]
+__all__ = ["AmbiguousPattern", "parse", "template"]
 
 _NAME = "re._parser" if sys.version_info >= (3, 11) else "sre_parse"
 
@@ -65,3 +66,9 @@ def parse(pattern: str | bytes, flags: int) -> Any:
     """CPython's parse of ``pattern`` (a ``SubPattern``); ``AmbiguousPattern`` where CPython
     would warn, CPython's ``re.error`` where it would refuse."""
     return _parser.parse(pattern, flags)
+
+
+def template(repl: str | bytes, pattern: re.Pattern[Any]) -> Any:
+    """CPython's parse of a replacement template for ``pattern`` (its ``re.error`` for a bad
+    one), uncached: ``Pattern.sub`` would keep both in CPython's template cache."""
+    return _parser.parse_template(repl, pattern)
