@@ -268,6 +268,19 @@ def test_the_program_caches_are_bounded_in_bytes_not_only_in_entries() -> None:
     assert _rss() - before < 100 * 2**20
 
 
+@pytest.mark.timeout(300)
+def test_the_program_caches_weigh_the_literals_a_program_carries() -> None:
+    # a program is a handful of nodes around a 99,000-character literal (4 bytes a character):
+    # the caches (64 MB for the pipeline, 16 MB for the Evaluator) must count its bytes
+    ev = Evaluator()
+    gc.collect()
+    before = _rss()
+    for k in range(256):
+        assert ev.eval(f"DATA = '{k:06d}" + "\U0001F600" * 99_000 + "'\nlen(DATA)") == 99_006
+    gc.collect()
+    assert _rss() - before < (64 + 16 + 20) * 2**20
+
+
 @pytest.mark.timeout(120)
 def test_a_series_of_runs_that_hit_their_memory_limit_leaves_the_process_where_it_found_it() -> None:
     ev = Evaluator(limits={"memory": 150 * 2**20})
