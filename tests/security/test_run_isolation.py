@@ -9,6 +9,7 @@ import ctypes
 import gc
 import sys
 import threading
+import time
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -18,7 +19,7 @@ import pytest
 
 import safe_eval
 from safe_eval import Evaluator, Limits
-from safe_eval.errors import MemoryLimit, PolicyError, PolicyViolation, SafeEvalError
+from safe_eval.errors import MemoryLimit, PolicyError, PolicyViolation, SafeEvalError, TimeLimit
 from safe_eval.policy import parse_policy
 from safe_eval.policy.enforce import ToolEvent
 
@@ -1065,3 +1066,44 @@ def test_a_runs_patterns_and_templates_leave_no_entry_in_host_caches() -> None:
     after = [dict(c) for c in caches], re._compile_repl.cache_info().currsize  # type: ignore[attr-defined]
     assert [k for c in after[0] for k in c if marker in repr(k)] == []
     assert after[1] == before[1]
+
+
+# -- the watchdog in guest code a tool calls back ------------------------------------------
+_CALLBACK_IN_HOST_PYTHON = ("import textwrap\ndef work():\n    return len(textwrap.wrap('a' * 500_000, 1))\n"
+                            "apply(work)")
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("swallows", [False, True], ids=["plain-tool", "tool-swallowing-errors"])
+def test_guest_code_a_tool_calls_back_is_stopped_by_the_watchdog_at_the_time_limit(swallows: bool) -> None:
+    # the tool's call is host code (off the CPU: never interrupted); the guest function it
+    # calls back is the run's code again, and host Python it calls is the watchdog's to stop
+    def apply(f: Any) -> Any:
+        if not swallows:
+            return f()
+        try:
+            return f()
+        except Exception:
+            return None
+
+    start = time.monotonic()
+    with pytest.raises(TimeLimit):
+        safe_eval.safe_eval(_CALLBACK_IN_HOST_PYTHON, {"apply": apply}, limits={"time": 0.5})
+    assert time.monotonic() - start < 2.5
+
+
+def test_a_tool_is_never_interrupted_in_its_own_code_after_a_guest_callback_returns() -> None:
+    finished: list[bool] = []
+
+    def apply(f: Any) -> Any:
+        f()
+        deadline = time.monotonic() + 0.8  # the tool's own work, past the run's deadline
+        while time.monotonic() < deadline:
+            pass
+        finished.append(True)
+        return 1
+
+    with pytest.raises(TimeLimit):
+        safe_eval.safe_eval("def f():\n    return 0\napply(f)\nwhile True:\n    pass", {"apply": apply},
+                            limits={"time": 0.3})
+    assert finished == [True]
