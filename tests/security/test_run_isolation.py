@@ -962,27 +962,28 @@ _RE_RUN = ("import re\nn = 0\nfor i in range(20):\n    re.compile('w' + str(k) +
            "    except re.error:\n        n += 1\nn")
 
 
-def test_a_run_compiling_patterns_never_changes_the_process_warning_filters() -> None:
+def test_a_run_compiling_patterns_never_changes_the_process_warning_filters(monkeypatch: pytest.MonkeyPatch) -> None:
     # ``warnings.filters`` is one list for every thread: a run that swaps it (catch_warnings)
     # turns the host's warnings into errors (or silences them) on every thread meanwhile, and
-    # two such runs restore each other's lists, leaving one behind for good
-    touched: list[str] = []
+    # two such runs restore each other's lists, leaving one behind for good. Every change
+    # through the warnings API (catch_warnings, simplefilter, filterwarnings, resetwarnings)
+    # goes through ``warnings._filters_mutated``: counted here.
+    changes: list[int] = []
+    mutated = warnings._filters_mutated  # type: ignore[attr-defined]
 
-    def profile(frame: Any, event: str, arg: Any) -> None:
-        if event == "call" and frame.f_globals.get("__name__") == "warnings":
-            touched.append(frame.f_code.co_name)
+    def counted() -> None:
+        changes.append(1)
+        mutated()
 
     before = list(warnings.filters)
-    sys.setprofile(profile)
-    try:
-        assert safe_eval.safe_eval(_RE_RUN, {"k": 1}) == 3  # the ambiguous patterns still refused
-        # what the compiler warns about, in a guest exec string and in the program itself
-        assert safe_eval.safe_eval("exec('y = 2 is 1')\nx is 'a'", {"x": 2}) is False
-        with pytest.raises(PolicyError, match="invalid escape sequence"):  # a policy read meanwhile
-            parse_policy('policy p\nallow f(x matches "\\d+")\n')
-    finally:
-        sys.setprofile(None)
-    assert touched == []
+    monkeypatch.setattr(warnings, "_filters_mutated", counted)
+    assert safe_eval.safe_eval(_RE_RUN, {"k": 1}) == 3  # the ambiguous patterns still refused
+    # what the compiler warns about, in a guest exec string and in the program itself
+    assert safe_eval.safe_eval("exec('y = 2 is 1')\nx is 'a'", {"x": 2}) is False
+    with pytest.raises(PolicyError, match="invalid escape sequence"):  # a policy read meanwhile
+        parse_policy('policy p\nallow f(x matches "\\d+")\n')
+    monkeypatch.undo()
+    assert changes == []
     assert warnings.filters == before
 
 
