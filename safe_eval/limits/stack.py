@@ -62,16 +62,26 @@ def stack_for(memory_limit: int) -> int:
     exists is in the process's memory, so the process's peak resident size bounds it: the
     stack is sized from that plus the run's own limit, whatever C routine walks the data.
     """
-    return max(MIN_STACK, min(MAX_STACK, 2 * (memory_limit + _peak_rss())))
+    return max(MIN_STACK, min(MAX_STACK, 2 * memory_limit + _held_share()))
 
 
-def _peak_rss() -> int:
-    """The process's peak resident size in bytes (never below what it holds now): one system
-    call, cheaper than reading the current size."""
+def _held_share() -> int:
+    """Stack for the nesting earlier runs left: twice the process's peak resident size (never
+    below what it holds now; one system call, cheaper than reading the current size). Under
+    an address-space limit (a sandbox worker) a thread's stack is reserved out of that limit,
+    so this share is capped at a quarter of it (a forked worker's peak is its parent's)."""
     if resource is None:  # pragma: no cover - not on Linux/macOS
         return 0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return peak if sys.platform == "darwin" else peak * 1024
+    peak = resource.getrusage(_RUSAGE).ru_maxrss
+    share = 2 * (peak if sys.platform == "darwin" else peak * 1024)
+    space = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if space != resource.RLIM_INFINITY and share > space // 4:
+        return space // 4
+    return share
+
+
+# the process's peak size, read without summing every thread's times (RUSAGE_SELF does)
+_RUSAGE: int = getattr(resource, "RUSAGE_THREAD", getattr(resource, "RUSAGE_SELF", 0))
 
 
 def host_recursion_cap(stack_bytes: int) -> int:
