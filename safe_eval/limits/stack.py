@@ -67,14 +67,18 @@ def stack_for(memory_limit: int) -> int:
 
 def _held_share() -> int:
     """Stack for the nesting earlier runs left: twice the process's peak resident size (never
-    below what it holds now; one system call, cheaper than reading the current size). Not
-    under an address-space limit (a sandbox worker): there a thread's stack is reserved out of
-    that limit (a forked worker's peak is its parent's, and the reservation left its guests
-    out of memory), and a crash ends the worker, not the host."""
-    if resource is None or resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY:
+    below what it holds now; one system call, cheaper than reading the current size). Under
+    an address-space limit (``ulimit -v``, a sandbox worker) a thread's stack is reserved out
+    of that limit, so the share is capped at a quarter of it (a forked worker's peak is its
+    parent's; a crash there ends the worker, not the host)."""
+    if resource is None:  # pragma: no cover - not on Linux/macOS
         return 0
     peak = resource.getrusage(_RUSAGE).ru_maxrss
-    return 2 * (peak if sys.platform == "darwin" else peak * 1024)
+    share = 2 * (peak if sys.platform == "darwin" else peak * 1024)
+    space = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if space != resource.RLIM_INFINITY and share > space // 4:
+        return space // 4
+    return share
 
 
 # the process's peak size, read without summing every thread's times (RUSAGE_SELF does)
