@@ -18,6 +18,7 @@ from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
 from safe_eval.interpreter.tracebacks import CodeInfo
 from safe_eval.limits.iteration import metered_result
 from safe_eval.limits.result_bound import ResultBound
+from safe_eval.limits.watchdog import IN_HOST_CODE, guest_from_host, host_code_again
 from safe_eval.membrane.allowlists import PLAIN_SCALARS
 from safe_eval.membrane.crossing import enter_call_args, register_guest_function_type
 
@@ -235,10 +236,14 @@ class Function:
             b.host_calls += 1
             if b.host_calls > b.max_host_calls:
                 b.too_many_host_calls()
+            # called back by a tool its run handed the CPU to: the watchdog watches it again
+            oncpu = guest_from_host(b) if IN_HOST_CODE else None
             try:
                 result = self.run(self, b, args, kw)
             finally:
                 b.host_calls -= 1
+                if oncpu is not None:
+                    host_code_again(oncpu)
             # host code called this: a host iterator it gets back ticks (``metered_result``)
             return result if type(result) in PLAIN_SCALARS else metered_result(result)
         from safe_eval.interpreter.session import call_as_origin

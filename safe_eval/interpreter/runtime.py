@@ -7,12 +7,10 @@ Statements return ``None`` to go on, or one of the signals ``BREAK``, ``CONTINUE
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import Any
 
 from safe_eval.interpreter.identity import register_internal_type
-from safe_eval.limits.guards import HOST_RECURSION_CAP
 
 __all__ = ["BREAK", "CONTINUE", "RETURN", "UNBOUND", "Cell", "Frame", "G", "B", "RET", "NS", "Signal"]
 
@@ -59,20 +57,3 @@ class Cell:
 
 Stmt = Callable[[Frame], Any]
 Expr = Callable[[Frame], Any]
-
-
-def raise_host_recursion_limit(max_depth: int) -> int:
-    """Make room on the host stack for ``max_depth`` guest frames; returns the old limit.
-
-    A guest call costs a handful of host frames (call closure, body block, expression
-    nesting); 60 per guest frame is generous, so the guest recursion limit always trips first.
-    """
-    old = sys.getrecursionlimit()
-    # never above the cap where CPython's own C recursion (repr/== of deep data) still fails
-    # cleanly instead of overflowing the C stack
-    want = 60 * max_depth + 1000
-    if want > HOST_RECURSION_CAP:
-        want = HOST_RECURSION_CAP
-    if want > old:
-        sys.setrecursionlimit(want)
-    return old

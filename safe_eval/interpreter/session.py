@@ -25,12 +25,11 @@ from safe_eval.errors import (
 )
 from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.compile_stmt import guest_raised
-from safe_eval.interpreter.runtime import raise_host_recursion_limit
 from safe_eval.limits import watchdog
 from safe_eval.limits.budget import current as current_budget
 from safe_eval.limits.budget import depth_limit_of
 from safe_eval.limits.memory import release as release_memory
-from safe_eval.limits.stack import BIG_STACK_THREAD, call_with_stack, stack_for
+from safe_eval.limits.stack import BIG_STACK_THREAD, HostRecursion, call_with_stack, stack_for
 from safe_eval.limits.stackguard import ensure_main_thread_stack, needs_big_stack_thread
 
 if TYPE_CHECKING:
@@ -56,15 +55,14 @@ def run_guarded(
     if (threading.get_ident() != _MAIN_IDENT and needs_big_stack_thread()
             and threading.current_thread().name != BIG_STACK_THREAD):
         return call_with_stack(run_guarded, ctx, fn, *args, stack_bytes=stack_for(memory))
-    global _stack_ready_for, _greenlet_pending
+    global _greenlet_pending
     if _greenlet_pending and "greenlet" in sys.modules:
         # the host loaded greenlet (e.g. gevent): GreenletExit may cross guest code from now on
         from safe_eval.interpreter import generators  # noqa: F401  (marks it uncatchable)
 
         _greenlet_pending = False
-    if memory != _stack_ready_for:  # the rlimit raise is kept for the process: once per limit
-        ensure_main_thread_stack(stack_for(memory))
-        _stack_ready_for = memory
+    # the rlimit raise is kept for the process: a no-op unless this run needs more
+    ensure_main_thread_stack(stack_for(memory))
     budget = ctx.budget
     budget.start_memory()  # before the watch: the watchdog checks every run it watches
     w = watchdog.start(budget)
@@ -72,7 +70,7 @@ def run_guarded(
     released = False
     failed: BaseException | None = None
     result: Any = None
-    old = sys.getrecursionlimit()
+    room = HostRecursion(budget.max_depth)
     try:
         # ``_run`` written out: one host call fewer on every evaluation
         token = context.enter_outermost(ctx)
@@ -80,7 +78,7 @@ def run_guarded(
             from safe_eval.membrane.modules.decimal import isolate
 
             isolate()
-        raise_host_recursion_limit(budget.max_depth)
+        room.enter()
         result = fn(*args)
     except BaseException as e:
         while True:
@@ -110,8 +108,7 @@ def run_guarded(
                     token = None
                 if ctx.extra:
                     context.run_undo_hooks(ctx)
-                if sys.getrecursionlimit() != old:
-                    sys.setrecursionlimit(old)
+                room.leave()
                 if budget.mem_base >= 0:  # the run's last growth is its own (the limit holds)
                     try:
                         budget.finish_memory()
@@ -143,8 +140,6 @@ def _detached(err: BaseException | None) -> BaseException:
     return err
 
 
-# the memory limit the main thread's stack was last made ready for (ensure_main_thread_stack)
-_stack_ready_for = -1
 _greenlet_pending = True
 # Only a shortcut: any other id is decided by needs_big_stack_thread() as before (after a
 # fork the child's only thread may have another id; it then takes the general test).
@@ -160,9 +155,10 @@ def _run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     if outer is not None and outer.budget is not ctx.budget:
         return _own_run(ctx, fn, args)
     token = context.enter(ctx)
-    old = raise_host_recursion_limit(ctx.budget.max_depth)
+    room = HostRecursion(ctx.budget.max_depth)
     failed: BaseException | None = None
     try:
+        room.enter()
         return fn(*args)
     except BaseException as e:
         err = to_api_error(e)
@@ -171,8 +167,7 @@ def _run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
         failed = err
     finally:
         context.leave(token)
-        if sys.getrecursionlimit() != old:
-            sys.setrecursionlimit(old)
+        room.leave()
     raise _detached(failed)
 
 
@@ -187,10 +182,10 @@ def _own_run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> 
     released = False
     failed: BaseException | None = None
     result: Any = None
-    old = sys.getrecursionlimit()
+    room = HostRecursion(budget.max_depth)
     try:
         token = context.enter(ctx)
-        old = raise_host_recursion_limit(budget.max_depth)
+        room.enter()
         result = fn(*args)
     except BaseException as e:
         while True:
@@ -198,7 +193,8 @@ def _own_run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> 
                 err = to_api_error(e)
                 break
             except (watchdog.WatchdogTimeLimit, watchdog.WatchdogMemoryLimit) as late:
-                e = late
+                if not isinstance(e, LimitExceeded):  # as in run_guarded
+                    e = late
         if isinstance(err, MemoryLimit):
             released = True
         if not isinstance(err, SafeEvalError):
@@ -210,8 +206,7 @@ def _own_run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> 
                 if token is not None:
                     context.leave(token)
                     token = None
-                if sys.getrecursionlimit() != old:
-                    sys.setrecursionlimit(old)
+                room.leave()
                 try:
                     budget.finish_memory()
                 except MemoryLimit as over:

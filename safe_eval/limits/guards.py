@@ -70,6 +70,7 @@ from safe_eval.limits.iteration import g_iter, lazy_adapter, range_contains
 from safe_eval.limits.numbers import check_operands, check_to_int, gcd_ns
 from safe_eval.limits.operators import counting, guarded_binop, mul_slow, pow_modular_check, price_pow
 from safe_eval.limits.sharing import check_walk
+from safe_eval.limits.stack import HOST_RECURSION_CAP
 
 # decimal (about 3 ms to import) is loaded with the membrane's stdlib types: see
 # ``stdlib_guarded_methods``
@@ -93,9 +94,6 @@ __all__ = [
     "stdlib_guarded_methods",
 ]
 
-# Highest host recursion limit at which CPython's C-level recursion (repr, ==, hash, json,
-# deepcopy of nested data) still raises RecursionError instead of overflowing an 8 MiB stack.
-HOST_RECURSION_CAP = 20_000
 
 # Any/all short-circuit: charging the whole length up front is only fair for small inputs.
 _SHORT_CIRCUIT_UPFRONT = 100_000

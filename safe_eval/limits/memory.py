@@ -41,6 +41,7 @@ estimates apply.
 from __future__ import annotations
 
 import os
+import threading
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -158,16 +159,24 @@ def _own(sampler: Budget, delta: int, final: bool) -> int:
     return delta
 
 
+# One sample at a time: reading the RSS releases the GIL (``os.pread``), and a sample that read
+# it before another run's later sample, then stored its older reading as the mark, moved the
+# mark backwards: the next sample counted that run's growth again (an idle 2-core machine
+# charged one of two concurrent 80 MB runs 66 MB of the other's in a single sample).
+_sampling = threading.Lock()
+
+
 def _take(budget: Budget | None, final: bool = False) -> int:
     global _last, _last_by
-    now = rss()
-    delta = now - _last
-    _last = now
-    if delta > 0 and _announced:
-        delta = _others(budget, delta)
-    if budget is not None:
-        delta = _own(budget, delta, final)
-    _last_by = budget
+    with _sampling:
+        now = rss()
+        delta = now - _last
+        _last = now
+        if delta > 0 and _announced:
+            delta = _others(budget, delta)
+        if budget is not None:
+            delta = _own(budget, delta, final)
+        _last_by = budget
     return delta
 
 
@@ -176,7 +185,9 @@ def mark(budget: Budget | None = None) -> None:
     other runs announced, which is theirs)."""
     global _last, _last_by
     if _last < 0:
-        _last = rss()
+        with _sampling:
+            if _last < 0:
+                _last = rss()
     else:
         _take(None)
     _last_by = budget

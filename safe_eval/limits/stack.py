@@ -18,9 +18,13 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["BIG_STACK_THREAD", "HOST_CALL_CAP", "MIN_STACK", "call_with_stack", "host_recursion_cap",
-           "stack_for",
-           "start_with_stack"]
+try:
+    import resource
+except ImportError:  # pragma: no cover - not on Linux/macOS
+    resource = None  # type: ignore[assignment]
+
+__all__ = ["BIG_STACK_THREAD", "HOST_CALL_CAP", "HOST_RECURSION_CAP", "MIN_STACK", "HostRecursion",
+           "call_with_stack", "host_recursion_cap", "stack_for", "start_with_stack"]
 
 # the name of the threads call_with_stack starts: a run already on one needs no other
 BIG_STACK_THREAD = "safe-eval"
@@ -41,13 +45,44 @@ MIN_STACK = 64 * 1024 * 1024
 # two calls adds a unit per level (``repr([self])`` stopped at 249 levels on 3.12): the caps
 # leave room for three such levels per call on 3.12, many more elsewhere.
 HOST_CALL_CAP = 160 if sys.version_info[:2] == (3, 12) else 1000
+# Highest host recursion limit at which CPython's C-level recursion (repr, ==, hash, json,
+# deepcopy of nested data) still raises RecursionError instead of overflowing an 8 MiB stack.
+HOST_RECURSION_CAP = 20_000
 MAX_STACK = 4 * 1024 * 1024 * 1024  # keep the reservation sane on 64-bit hosts
 _stack_lock = threading.Lock()  # threading.stack_size is process-global
 
 
 def stack_for(memory_limit: int) -> int:
-    """The C stack size that outlasts any nesting the guest can afford under ``memory_limit``."""
-    return max(MIN_STACK, min(MAX_STACK, 2 * memory_limit))
+    """The C stack size that outlasts any nesting that can exist while a run with
+    ``memory_limit`` is in progress: what the run can build, plus what earlier runs built.
+
+    Nesting accumulates across the runs of a session (an ``Evaluator`` keeping one ``env``: four
+    runs of ``t = (t,)`` 700 000 times, each under 64 MiB, made a tuple 2.8 M deep whose hash
+    overflowed a stack sized from one run's limit and killed the host). Whatever nesting
+    exists is in the process's memory, so the process's peak resident size bounds it: the
+    stack is sized from that plus the run's own limit, whatever C routine walks the data.
+    """
+    return max(MIN_STACK, min(MAX_STACK, 2 * memory_limit + _held_share()))
+
+
+def _held_share() -> int:
+    """Stack for the nesting earlier runs left: twice the process's peak resident size (never
+    below what it holds now; one system call, cheaper than reading the current size). Under
+    an address-space limit (``ulimit -v``, a sandbox worker) a thread's stack is reserved out
+    of that limit, so the share is capped at a quarter of it (a forked worker's peak is its
+    parent's; a crash there ends the worker, not the host)."""
+    if resource is None:  # pragma: no cover - not on Linux/macOS
+        return 0
+    peak = resource.getrusage(_RUSAGE).ru_maxrss
+    share = 2 * (peak if sys.platform == "darwin" else peak * 1024)
+    space = resource.getrlimit(resource.RLIMIT_AS)[0]
+    if space != resource.RLIM_INFINITY and share > space // 4:
+        return space // 4
+    return share
+
+
+# the process's peak size, read without summing every thread's times (RUSAGE_SELF does)
+_RUSAGE: int = getattr(resource, "RUSAGE_THREAD", getattr(resource, "RUSAGE_SELF", 0))
 
 
 def host_recursion_cap(stack_bytes: int) -> int:
@@ -87,3 +122,48 @@ def start_with_stack(target: Callable[[], None], stack_bytes: int = MIN_STACK) -
         finally:
             threading.stack_size(old)
     return thread
+
+
+class HostRecursion:
+    """A run's claim on the host recursion limit: room for ``max_depth`` guest frames.
+
+    ``sys.setrecursionlimit`` is one value for the whole process (per interpreter, not per
+    thread or run). A run that put back the value it saw at its start would lower the limit
+    under a concurrent run deep in recursion (CPython 3.11 aborts the process when a thread is
+    more than 50 frames past the limit: "Cannot recover from stack overflow"), or leave the host
+    another run's raised limit for good. So the runs in progress are counted here, the only
+    place the limit is set: a run raises it when it needs more, nobody lowers it while any run
+    is in progress, and the last run out puts back the host's own value.
+
+    Create it before the ``try`` whose ``finally`` calls ``leave``: both methods may be
+    re-entered after a watchdog interrupt landed in them and are idempotent.
+    """
+
+    __slots__ = ("want",)
+
+    def __init__(self, max_depth: int) -> None:
+        # A guest call costs a handful of host frames (call closure, body block, expression
+        # nesting); 60 per guest frame is generous, so the guest recursion limit always trips
+        # first. Never above the cap where CPython's own C recursion (repr/== of deep data)
+        # still fails cleanly instead of overflowing the C stack.
+        self.want = min(60 * max_depth + 1000, HOST_RECURSION_CAP)
+
+    def enter(self) -> None:
+        global _host_limit
+        with _recursion_lock:
+            if not _claims:
+                _host_limit = sys.getrecursionlimit()
+            _claims.add(self)
+            if self.want > sys.getrecursionlimit():
+                sys.setrecursionlimit(self.want)
+
+    def leave(self) -> None:
+        with _recursion_lock:
+            _claims.discard(self)
+            if not _claims and sys.getrecursionlimit() != _host_limit:
+                sys.setrecursionlimit(_host_limit)
+
+
+_recursion_lock = threading.Lock()
+_claims: set[HostRecursion] = set()  # the runs in progress
+_host_limit = 1000  # the host's own limit, read when the first run of a series starts

@@ -4,7 +4,8 @@ Some CPython C routines recurse into nested data without a recursion check: ``ha
 tuple nested ~150 000 deep overflows the default 8 MiB stack and kills the host (measured on
 3.11; the guest builds it in a plain loop ``t = (); for _ in range(n): t = (t,)``). Each level
 costs the guest ~56 bytes of memory and the C recursion ~55 bytes of stack, so a stack of a
-few times the memory limit can never overflow before the memory limit trips.
+few times what the process holds plus the run's memory limit can never overflow before the
+memory limit trips (``stack.stack_for``: nesting accumulates across the runs of a session).
 
 On Linux the main thread's stack grows on demand up to the *current* soft ``RLIMIT_STACK``,
 read at fault time, so raising the soft limit for the duration of an evaluation is enough

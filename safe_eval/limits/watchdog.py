@@ -27,7 +27,8 @@ code of the host's own: a tool call, with its audit hook (``policy/enforce.call_
 switch to another greenlet. Taking a run off clears an exception still pending for it, under
 the watchdog's lock. A run that is off the CPU when its deadline passes is stopped by its own
 budget check at its next tick after the tool returns (a tool is the host's code: never
-interrupted half-way).
+interrupted half-way). Guest code the tool calls back is the run's code again: it is put back
+on the CPU for the call (``guest_from_host``/``host_code_again``, from ``Function.__call__``).
 """
 
 from __future__ import annotations
@@ -46,8 +47,8 @@ from safe_eval.limits import memory
 if TYPE_CHECKING:
     from safe_eval.limits.budget import Budget
 
-__all__ = ["GRACE", "PERIOD", "WatchdogMemoryLimit", "WatchdogTimeLimit", "back_in_run", "host_code",
-           "start", "stop", "watch"]
+__all__ = ["GRACE", "IN_HOST_CODE", "PERIOD", "WatchdogMemoryLimit", "WatchdogTimeLimit", "back_in_run",
+           "guest_from_host", "host_code", "host_code_again", "start", "stop", "watch"]
 
 PERIOD = 0.05
 # The budget's own tick raises a precise TimeLimit first whenever guest code runs; the watchdog
@@ -113,6 +114,10 @@ _spares: dict[int, _Watch] = {}  # id(watch) -> watch: runs interleaved with ano
 # thread id -> the watch of the run executing on that thread now (absent: host code)
 _oncpu: dict[int, _Watch] = {}
 _thread = False  # the watchdog thread was started (in this process)
+# id(budget) -> the watch ``host_code`` took off the CPU for it (its tool call in progress):
+# where guest code a tool calls back finds its run (``guest_from_host``). Never rebound (the
+# guest call path tests it for emptiness under the imported name).
+IN_HOST_CODE: dict[int, _Watch] = {}
 
 
 def _loop() -> None:
@@ -203,6 +208,8 @@ def stop(w: _Watch | None) -> None:
         return
     with _lock:
         w.active = False
+        if w.budget is not None and IN_HOST_CODE.get(id(w.budget)) is w:
+            del IN_HOST_CODE[id(w.budget)]
         w.budget = None  # do not keep the finished evaluation's budget (and output) alive
         if w.spare:
             _spares.pop(id(w), None)
@@ -232,6 +239,8 @@ def host_code() -> _Watch | None:
     with _lock:
         if _oncpu.get(tid) is w:
             del _oncpu[tid]
+        if w.budget is not None:
+            IN_HOST_CODE[id(w.budget)] = w
         if w.fired:
             _raise_in(tid, None)
     return w
@@ -245,8 +254,40 @@ def back_in_run(w: _Watch | None) -> None:
         return
     _oncpu[w.thread_id] = w
     budget = w.budget
-    if budget is not None and time.monotonic() > budget.deadline + GRACE:
+    if budget is not None:
+        if IN_HOST_CODE.get(id(budget)) is w:
+            del IN_HOST_CODE[id(budget)]
+        if time.monotonic() > budget.deadline + GRACE:
+            raise WatchdogTimeLimit
+
+
+def guest_from_host(budget: Budget) -> _Watch | None:
+    """Host code its run handed the thread to (a tool) calls guest code back on ``budget``
+    (``Function.__call__``): the run is on the CPU again for the call, so the watchdog stops
+    host Python code the callback calls as anywhere else in the run (off the CPU, a 0.5 s run
+    ran 22 s in a callback). Returns what ``host_code_again`` takes after the call (None:
+    nothing changed). A run past its deadline stops here, as at ``back_in_run``."""
+    w = IN_HOST_CODE.get(id(budget))
+    if w is None or w.budget is not budget or not w.active:
+        return None
+    tid = _lowlevel.get_ident()
+    if w.thread_id != tid or tid in _oncpu:  # another thread's run, or a run on the CPU already
+        return None
+    if time.monotonic() > budget.deadline + GRACE:
         raise WatchdogTimeLimit
+    _oncpu[tid] = w
+    return w
+
+
+def host_code_again(w: _Watch) -> None:
+    """The guest call ``guest_from_host`` started returned to the host code that made it: the
+    run is off the CPU again, an exception still pending for it cleared (``host_code``)."""
+    tid = w.thread_id
+    with _lock:
+        if _oncpu.get(tid) is w:
+            del _oncpu[tid]
+        if w.fired:
+            _raise_in(tid, None)
 
 
 @contextmanager

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ast
 import math
-import warnings
 from typing import Any
 
 __all__ = ["Literal", "decode_number", "decode_string", "quote", "render_literal", "render_number"]
@@ -20,18 +19,48 @@ Literal = str | int | float | bool | None
 
 def decode_string(token: str) -> str:
     """The value of a STRING token; ``ValueError`` (with advice) for a bad escape."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        try:
-            value = ast.literal_eval(token)
-        except (SyntaxError, ValueError, Warning) as exc:
-            raise ValueError(
-                f"invalid string {token}: {getattr(exc, 'msg', exc)}; "
-                f'write regular expressions as raw strings, e.g. r"\\d+"'
-            ) from None
+    bad = _bad_escape(token)
+    try:
+        if bad is not None:
+            raise ValueError(f"invalid {'octal ' if len(bad) > 2 else ''}escape sequence '{bad}'")
+        value = ast.literal_eval(token)
+    except (SyntaxError, ValueError) as exc:
+        raise ValueError(
+            f"invalid string {token}: {getattr(exc, 'msg', exc)}; "
+            f'write regular expressions as raw strings, e.g. r"\\d+"'
+        ) from None
     if not isinstance(value, str):  # pragma: no cover - the grammar only lets strings through
         raise ValueError(f"expected a string, got {token}")
     return value
+
+
+# what may follow a backslash in a str literal (an octal escape is at most \377)
+_ESCAPES = frozenset("\n\\'\"abfnrtvxNuU01234567")
+
+
+def _bad_escape(token: str) -> str | None:
+    """The first escape CPython would warn about in a non-raw string token (an unknown one:
+    ``"\\d"``; an octal one past ``\\377``), else None. Found by reading the token, not
+    by turning the warning into an error: the warning filters are one list for the whole
+    process, shared with every thread and run."""
+    quote_at = next((i for i, ch in enumerate(token) if ch in "'\""), 0)
+    if "r" in token[:quote_at].lower():
+        return None
+    i, n = quote_at, len(token)
+    while True:
+        i = token.find("\\", i)
+        if i < 0 or i + 1 >= n:
+            return None
+        c = token[i + 1]
+        if c not in _ESCAPES:
+            return token[i:i + 2]
+        if c in "01234567":
+            j = i + 1
+            while j < n and j < i + 4 and token[j] in "01234567":
+                j += 1
+            if int(token[i + 1:j], 8) > 0o377:
+                return token[i:j]
+        i += 2
 
 
 def decode_number(text: str, negative: bool = False) -> int | float:

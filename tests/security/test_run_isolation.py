@@ -10,6 +10,7 @@ import gc
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,7 +19,7 @@ import pytest
 
 import safe_eval
 from safe_eval import Evaluator, Limits
-from safe_eval.errors import MemoryLimit, PolicyViolation, SafeEvalError
+from safe_eval.errors import MemoryLimit, PolicyError, PolicyViolation, SafeEvalError, TimeLimit
 from safe_eval.policy import parse_policy
 from safe_eval.policy.enforce import ToolEvent
 
@@ -266,6 +267,19 @@ def test_the_program_caches_are_bounded_in_bytes_not_only_in_entries() -> None:
         assert ev.eval(f"x = [{i}" + ",1" * 44_990 + "]\nlen(x)") == 44_991
     gc.collect()
     assert _rss() - before < 100 * 2**20
+
+
+@pytest.mark.timeout(300)
+def test_the_program_caches_weigh_the_literals_a_program_carries() -> None:
+    # a program is a handful of nodes around a 99,000-character literal (4 bytes a character):
+    # the caches (64 MB for the pipeline, 16 MB for the Evaluator) must count its bytes
+    ev = Evaluator()
+    gc.collect()
+    before = _rss()
+    for k in range(256):
+        assert ev.eval(f"DATA = '{k:06d}" + "\U0001F600" * 99_000 + "'\nlen(DATA)") == 99_006
+    gc.collect()
+    assert _rss() - before < (64 + 16 + 20) * 2**20
 
 
 @pytest.mark.timeout(120)
@@ -1087,3 +1101,223 @@ def test_another_runs_chain_of_expanding_routines_never_stops_an_innocent_run() 
         t.join()
     assert outcome["V"] == 3999999.0
     assert isinstance(outcome["A"], MemoryLimit)
+# -- process-global interpreter state: the host recursion limit ---------------------------
+def test_a_run_that_ends_never_lowers_the_host_recursion_limit_under_a_run_still_in_progress() -> None:
+    # ``sys.setrecursionlimit`` is one value for the whole process: a run restoring the value it
+    # saw at its start would take room away from a concurrent run deep in recursion (CPython
+    # aborts the process past limit + 50), or leave the host another run's raised limit
+    host_limit = sys.getrecursionlimit()
+    a_running, b_running, a_done = threading.Event(), threading.Event(), threading.Event()
+    seen: dict[str, int] = {}
+    results: list[Any] = []
+    policy = parse_policy("policy p\nallow started(*)\nallow after_a(*)\n")
+
+    def started() -> None:
+        seen["in_a"] = sys.getrecursionlimit()
+        a_running.set()
+        assert b_running.wait(30)  # A ends while B is in progress
+
+    def after_a() -> None:
+        b_running.set()
+        assert a_done.wait(30)
+        seen["in_b_after_a"] = sys.getrecursionlimit()
+
+    def run(code: str, env: dict[str, Any]) -> None:
+        try:
+            results.append(safe_eval.safe_eval(code, env, policy=policy, limits=Limits(time=30)))
+        except SafeEvalError as e:
+            results.append(e)
+
+    a = threading.Thread(target=run, args=("started()\n1", {"started": started}))
+    b = threading.Thread(target=run, args=("after_a()\n2", {"after_a": after_a}))
+    a.start()
+    assert a_running.wait(30)
+    b.start()
+    a.join()
+    a_done.set()
+    b.join()
+    assert sorted(results) == [1, 2]
+    assert seen["in_b_after_a"] >= seen["in_a"] > host_limit
+    assert sys.getrecursionlimit() == host_limit
+
+
+_DEEP_RUN_WHILE_A_SHORT_ONE_ENDS = """
+import sys, threading, time
+import safe_eval
+def a():   # a short run: it ends while B is 900 guest calls deep
+    safe_eval.safe_eval("import time\\ntime.sleep(0.5)\\n1", {}, limits={"time": 10})
+def b():
+    time.sleep(0.1)
+    print(safe_eval.safe_eval(
+        "import time\\ndef f(n):\\n    if n == 0:\\n        time.sleep(1.0)\\n        return 0\\n"
+        "    return f(n - 1) + 1\\nf(900)\\n", {}, limits={"time": 20, "recursion": 1000}))
+ta, tb = threading.Thread(target=a), threading.Thread(target=b)
+ta.start(); tb.start(); ta.join(); tb.join()
+print(sys.getrecursionlimit())
+"""
+
+
+@pytest.mark.timeout(120)
+def test_a_short_run_ending_under_a_concurrent_deep_run_leaves_the_host_alive() -> None:
+    # in a child process: the failure is CPython's fatal "Cannot recover from stack overflow"
+    import os
+    import subprocess
+
+    p = subprocess.run([sys.executable, "-c", _DEEP_RUN_WHILE_A_SHORT_ONE_ENDS], capture_output=True,
+                       text=True, timeout=100, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert p.returncode == 0, p.stderr[-2000:]
+    assert p.stdout.split() == ["900", "1000"]
+
+
+# -- process-global interpreter state: the warning filters --------------------------------
+_RE_RUN = ("import re\nn = 0\nfor i in range(20):\n    re.compile('w' + str(k) + '_' + str(i) + '[ab]+')\n"
+           "for p in ('[[a]', '[a--b]', '[a&&b]'):\n    try:\n        re.compile(p)\n"
+           "    except re.error:\n        n += 1\nn")
+
+
+def test_a_run_compiling_patterns_never_changes_the_process_warning_filters(monkeypatch: pytest.MonkeyPatch) -> None:
+    # ``warnings.filters`` is one list for every thread: a run that swaps it (catch_warnings)
+    # turns the host's warnings into errors (or silences them) on every thread meanwhile, and
+    # two such runs restore each other's lists, leaving one behind for good. Every change
+    # through the warnings API (catch_warnings, simplefilter, filterwarnings, resetwarnings)
+    # goes through ``warnings._filters_mutated``: counted here.
+    changes: list[int] = []
+    mutated = warnings._filters_mutated  # type: ignore[attr-defined]
+
+    def counted() -> None:
+        changes.append(1)
+        mutated()
+
+    before = list(warnings.filters)
+    monkeypatch.setattr(warnings, "_filters_mutated", counted)
+    assert safe_eval.safe_eval(_RE_RUN, {"k": 1}) == 3  # the ambiguous patterns still refused
+    # what the compiler warns about, in a guest exec string and in the program itself
+    assert safe_eval.safe_eval("exec('y = 2 is 1')\nx is 'a'", {"x": 2}) is False
+    with pytest.raises(PolicyError, match="invalid escape sequence"):  # a policy read meanwhile
+        parse_policy('policy p\nallow f(x matches "\\d+")\n')
+    monkeypatch.undo()
+    assert changes == []
+    assert warnings.filters == before
+
+
+@pytest.mark.timeout(120)
+def test_concurrent_runs_compiling_patterns_leave_the_host_warning_filters_as_they_were() -> None:
+    before = list(warnings.filters)
+    changed: list[Any] = []
+    done = threading.Event()
+
+    def watch() -> None:  # host code on another thread, reading its filters meanwhile
+        while not done.is_set():
+            if warnings.filters != before:
+                changed.append(list(warnings.filters))
+                return
+
+    def runs(k: int) -> None:
+        for j in range(3):
+            safe_eval.safe_eval(_RE_RUN, {"k": k * 100 + j})
+
+    watcher = threading.Thread(target=watch)
+    workers = [threading.Thread(target=runs, args=(k,)) for k in range(3)]
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-4)
+    try:
+        watcher.start()
+        for t in workers:
+            t.start()
+        for t in workers:
+            t.join()
+    finally:
+        done.set()
+        watcher.join()
+        sys.setswitchinterval(old)
+    assert changed == []
+    assert warnings.filters == before
+
+
+def test_what_the_compiler_warns_about_runs_under_a_host_that_turns_warnings_into_errors() -> None:
+    # the compile check must neither show the host these warnings nor stop on them (``-W error``)
+    code = ("exec('y = 2 is 1')\nf = (lambda: 0) if x is 1 else None\n"
+            "g = (1, 2)(3) if x is 'a' else [1, 2]['k'] if x is 3 else 4\nassert (g, 'never empty')\ng")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("error")
+        assert safe_eval.safe_eval(code, {"x": 2}) == 4
+    assert seen == []
+
+
+# -- caches outside the run bookkeeping: CPython's and regex's pattern caches ---------------
+_PATTERNS_RUN = """
+import re
+n = 0
+for i in range(30):
+    p = re.compile('(?:' + str(k * 1000 + i) + ')' + 'a' * 9000)
+    n += len(p.pattern)
+n
+"""
+
+
+@pytest.mark.timeout(120)
+def test_patterns_runs_compiled_are_not_kept_by_the_regular_expression_modules_caches() -> None:
+    # only the curated ``re``'s own cache, bounded in bytes (8 MiB), may keep compiled patterns
+    gc.collect()
+    before = _rss()
+    for k in range(4):
+        expected = sum(len(f"(?:{k * 1000 + i})") + 9000 for i in range(30))
+        assert safe_eval.safe_eval(_PATTERNS_RUN, {"k": k}, limits={"ops": 10**9, "time": 60}) == expected
+    gc.collect()
+    assert _rss() - before < 16 * 2**20
+
+
+def test_a_runs_patterns_and_templates_leave_no_entry_in_host_caches() -> None:
+    import re
+
+    rx = sys.modules["regex._main"]
+    code = ("import re\nm = re.compile(r'(q)(u)(?P<x>ux)' + k).search('quux' + k)\n"
+            "[m.expand(r'\\2\\1' + k), re.sub(r'(q)(u)x' + k, r'\\2' + k, 'qux' + k), m.group('x')]")
+    caches = (re._cache, rx._cache, rx._locale_sensitive, rx._replacement_cache)
+    before = [dict(c) for c in caches], re._compile_repl.cache_info().currsize  # type: ignore[attr-defined]
+    marker = "zq81723"
+    assert safe_eval.safe_eval(code, {"k": marker}) == [f"uq{marker}", f"u{marker}", "ux"]
+    after = [dict(c) for c in caches], re._compile_repl.cache_info().currsize  # type: ignore[attr-defined]
+    assert [k for c in after[0] for k in c if marker in repr(k)] == []
+    assert after[1] == before[1]
+
+
+# -- the watchdog in guest code a tool calls back ------------------------------------------
+_CALLBACK_IN_HOST_PYTHON = ("import textwrap\ndef work():\n    return len(textwrap.wrap('a' * 500_000, 1))\n"
+                            "apply(work)")
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("swallows", [False, True], ids=["plain-tool", "tool-swallowing-errors"])
+def test_guest_code_a_tool_calls_back_is_stopped_by_the_watchdog_at_the_time_limit(swallows: bool) -> None:
+    # the tool's call is host code (off the CPU: never interrupted); the guest function it
+    # calls back is the run's code again, and host Python it calls is the watchdog's to stop
+    def apply(f: Any) -> Any:
+        if not swallows:
+            return f()
+        try:
+            return f()
+        except Exception:
+            return None
+
+    start = time.monotonic()
+    with pytest.raises(TimeLimit):
+        safe_eval.safe_eval(_CALLBACK_IN_HOST_PYTHON, {"apply": apply}, limits={"time": 0.5})
+    assert time.monotonic() - start < 2.5
+
+
+def test_a_tool_is_never_interrupted_in_its_own_code_after_a_guest_callback_returns() -> None:
+    finished: list[bool] = []
+
+    def apply(f: Any) -> Any:
+        f()
+        deadline = time.monotonic() + 0.8  # the tool's own work, past the run's deadline
+        while time.monotonic() < deadline:
+            pass
+        finished.append(True)
+        return 1
+
+    with pytest.raises(TimeLimit):
+        safe_eval.safe_eval("def f():\n    return 0\napply(f)\nwhile True:\n    pass", {"apply": apply},
+                            limits={"time": 0.3})
+    assert finished == [True]

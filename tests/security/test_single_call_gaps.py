@@ -52,3 +52,45 @@ def test_a_walk_over_an_exponentially_shared_container_is_priced_before_it_start
 ], ids=["hash-small-shared", "repr-small-shared", "dict-key-small-shared", "many-small-keys", "cycle"])
 def test_ordinary_nested_data_is_not_refused(code, expected):
     assert safe_eval(code, {}) == expected
+
+
+# A tuple nested across several runs of one session, each run under its own memory limit: C
+# routines that hash it (``tuplehash`` has no recursion check) recurse once per level on the
+# run's C stack, which must outlast the nesting the whole process holds, not one run's share.
+_NESTED_ACROSS_RUNS = """
+import sys, threading
+import safe_eval
+def session():
+    ev = safe_eval.Evaluator(limits={"memory": 64 * 2**20, "time": 60, "ops": 10**8})
+    env = {"t": ()}
+    for _ in range(4):   # 2.8 M levels, each run ~45 MB
+        ev.exec("for _ in range(700_000):\\n    t = (t,)\\n", env)
+    for probe in ("{}.get(t)", "hash(t)", "s = set()\\ns.add(t)\\nlen(s)", "t in {1: 2}"):
+        try:
+            print(repr(ev.eval(probe, env)), flush=True)
+        except safe_eval.SafeEvalError as e:
+            print(type(e).__name__, flush=True)
+if sys.argv[1] == "main":
+    session()
+else:
+    worker = threading.Thread(target=session)
+    worker.start()
+    worker.join()
+"""
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("thread", ["main", "other"])
+def test_nesting_built_across_runs_of_a_session_never_overflows_the_c_stack(thread: str) -> None:
+    # in a child process: the failure is a segfault of the host
+    import os
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-c", _NESTED_ACROSS_RUNS, thread], capture_output=True, text=True,
+                       timeout=280, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert p.returncode == 0, (p.returncode, p.stderr[-2000:])
+    outcomes = p.stdout.split("\n")[:4]
+    # each probe answers as CPython would, or is stopped by a limit of its run: never a crash
+    assert all(o in {"None", "True", "False", "1", "MemoryLimit", "RecursionLimit", "TimeLimit"}
+               or o.lstrip("-").isdigit() for o in outcomes), outcomes

@@ -14,20 +14,20 @@ Two costs are not bounded by the matcher's deadline, because they are memory, no
   character and group, measured; ``(?:(?=(a))...{20}a)*`` on 200 000 characters ran out of
   memory). ``state_bytes_per_char`` gives an upper bound per subject character.
 
-The pattern has already been accepted by CPython's ``re.compile`` (whose compile does not
-unroll), so its parse is available and cheap.
+CPython's parse of the pattern (``_re_parser``, the same parse that validates it) is cheap:
+its compile does not unroll.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from safe_eval.membrane.modules._re_parser import parse
+
 try:  # CPython 3.11+
     from re import _constants as _c
-    from re import _parser as _p
 except ImportError:  # pragma: no cover (3.10)
     import sre_constants as _c  # type: ignore[no-redef,unused-ignore]
-    import sre_parse as _p  # type: ignore[no-redef,unused-ignore]
 
 __all__ = ["NODE_BYTES", "NODE_NS", "PatternCost", "pattern_cost"]
 
@@ -52,9 +52,10 @@ class PatternCost:
 
 
 def pattern_cost(pattern: str | bytes, flags: int) -> PatternCost:
-    """The cost of ``pattern`` (already valid for CPython's ``re``)."""
+    """The cost of ``pattern``; CPython's ``re.error`` for an invalid one, ``AmbiguousPattern``
+    where CPython would warn (``_re_parser``)."""
     walk = _Walk()
-    nodes = walk.items(_p.parse(pattern, flags), False)
+    nodes = walk.items(parse(pattern, flags), False)
     per_char = (_STATE_BYTES if walk.stateful else 0) + _HISTORY_BYTES * walk.groups_in_repeats
     return PatternCost(nodes, per_char)
 

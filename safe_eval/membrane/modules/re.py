@@ -54,14 +54,16 @@ import re
 import sys
 import threading
 import types
-import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import regex
+import regex._main as _regex_main
 
 from safe_eval.errors import TimeLimit
 from safe_eval.limits.budget import current_or_default
+from safe_eval.membrane.modules._re_parser import AmbiguousPattern
+from safe_eval.membrane.modules._re_parser import template as _template_parse
 from safe_eval.membrane.modules._regex_cost import NODE_BYTES, NODE_NS, PatternCost, pattern_cost
 from safe_eval.membrane.modules._util import check_alloc
 
@@ -162,28 +164,55 @@ def _compile_pair(pattern: str | bytes, flags: int) -> tuple[re.Pattern[Any], An
 def _compile_new(pattern: str | bytes, flags: int) -> tuple[re.Pattern[Any], Any, PatternCost]:
     if len(pattern) > MAX_PATTERN:
         raise re.error(f"pattern longer than {MAX_PATTERN} characters is not available in safe-eval")
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", FutureWarning)
-        try:
-            compiled = re.compile(pattern, flags)
-            cost = pattern_cost(pattern, flags)
-        except FutureWarning as w:
-            raise re.error(f"{w} (ambiguous pattern: not available in safe-eval)") from None
-        except RecursionError:
-            raise re.error("pattern nested too deeply") from None
+    try:
+        # the private parser reports ambiguity itself: no run touches the process-wide
+        # warning filters (``_re_parser``)
+        cost = pattern_cost(pattern, flags)
+        # uncached: ``re.compile`` would keep the pattern in CPython's module cache (512
+        # entries, whatever their size) after the run; only ``_cache`` here, bounded in bytes,
+        # keeps compiled patterns
+        compiled = _sre_compile(pattern, flags)
+    except AmbiguousPattern as w:
+        raise re.error(f"{w} (ambiguous pattern: not available in safe-eval)") from None
+    except RecursionError:
+        raise re.error("pattern nested too deeply") from None
     # regex's compile unrolls fixed repeats: its program is charged before it is built
     budget = current_or_default()
     if cost.nodes > _FREE_NODES:
         budget.check_alloc(cost.nodes * NODE_BYTES)
         budget.check_work(cost.nodes * NODE_NS)
     try:
-        matcher = regex.compile(_literal_braces(pattern), (flags & _RE_BITS) | regex.VERSION0)
+        matcher = _regex_compile(_literal_braces(pattern), (flags & _RE_BITS) | regex.VERSION0)
     except regex.error as e:
         raise re.error(str(e)) from None
     except RecursionError:
         raise re.error("pattern nested too deeply") from None
     return compiled, matcher, cost
 
+
+def _regex_compile(text: str | bytes, flags: int) -> Any:
+    """``regex.compile`` keeping nothing of ``text`` in the module: not in its pattern cache
+    (500 entries), nor in the per-pattern locale note it records for every compile."""
+    notes = _regex_main._locale_sensitive
+    key = (type(text), text)
+    known = key in notes
+    try:
+        return regex.compile(text, flags, cache_pattern=False)
+    finally:
+        if not known:
+            notes.pop(key, None)
+
+
+def _forget_template(matcher: Any, template: Any) -> None:
+    """Drop what ``regex`` cached for expanding ``template`` (its replacement cache keeps the
+    pattern's and the template's text, up to 500 entries, after the run)."""
+    _regex_main._replacement_cache.pop((matcher.pattern, matcher.flags, template), None)
+
+
+if sys.version_info >= (3, 11):
+    from re._compiler import compile as _sre_compile
+else:  # pragma: no cover (3.10)
+    from sre_compile import compile as _sre_compile
 
 _FREE_NODES = 1024  # programs up to this size cost under a megabyte and a few milliseconds
 
@@ -302,6 +331,8 @@ class Match:
             return self._m.expand(template)
         except regex.error as e:
             raise re.error(str(e)) from None
+        finally:
+            _forget_template(self._m.re, template)
 
     @property
     def string(self) -> Any:
@@ -460,6 +491,7 @@ class Pattern:
         if isinstance(repl, (str, bytes)) and isinstance(self.pattern, str) is not isinstance(repl, str):
             self._compiled.subn(repl, string[:0], count)  # CPython's own TypeError
         out_size = _OutputSize(string)
+        template = None
         if callable(repl):
             guest = repl
             budget = current_or_default()
@@ -473,7 +505,9 @@ class Pattern:
             # group references: each expansion is counted as it is made (``(?=(.*))`` with
             # ``\\1`` expands to the rest of the subject at every position)
             if isinstance(string, (str, bytes, bytearray)):
-                self._compiled.sub(repl, string[:0])  # CPython's template errors, even with no match
+                # CPython's template errors, even with no match (its parse: ``Pattern.sub``
+                # would keep the template and the pattern in CPython's template cache)
+                _template_parse(repl, self._compiled)
             template = repl
             budget = current_or_default()
 
@@ -484,7 +518,11 @@ class Pattern:
                 return result
         else:
             _text_bound(repl, string)
-        return _bounded(lambda t: self._matcher.subn(repl, string, count, timeout=t))  # type: ignore[no-any-return]
+        try:
+            return _bounded(lambda t: self._matcher.subn(repl, string, count, timeout=t))  # type: ignore[no-any-return]
+        finally:
+            if template is not None:
+                _forget_template(self._matcher, template)
 
     def __repr__(self) -> str:
         return repr(self._compiled)
