@@ -65,6 +65,13 @@ def stack_for(memory_limit: int) -> int:
     return max(MIN_STACK, min(MAX_STACK, 2 * memory_limit + _held_share()))
 
 
+def own_stack_for(memory_limit: int) -> int:
+    """``stack_for`` without the share for what earlier runs built: the main thread's, whose
+    size is the process's soft stack limit, which child processes inherit (see
+    ``session.run_guarded``)."""
+    return max(MIN_STACK, min(MAX_STACK, 2 * memory_limit))
+
+
 def _held_share() -> int:
     """Stack for the nesting earlier runs left: twice the process's peak resident size (never
     below what it holds now; one system call, cheaper than reading the current size). Under
@@ -75,9 +82,11 @@ def _held_share() -> int:
         return 0
     peak = resource.getrusage(_RUSAGE).ru_maxrss
     share = 2 * (peak if sys.platform == "darwin" else peak * 1024)
-    space = resource.getrlimit(resource.RLIMIT_AS)[0]
-    if space != resource.RLIM_INFINITY and share > space // 4:
-        return space // 4
+    if resource.getrlimit(resource.RLIMIT_AS)[0] != resource.RLIM_INFINITY:
+        # a sandbox worker (or ``ulimit -v``): the stack would come out of the address space
+        # the guest needs, and a forked worker's peak is its parent's (a quarter of the limit
+        # left sandboxed runs out of memory); a crash there ends the worker, not the host
+        return 0
     return share
 
 
