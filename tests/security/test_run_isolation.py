@@ -1274,10 +1274,12 @@ def test_a_runs_patterns_and_templates_leave_no_entry_in_host_caches() -> None:
     code = ("import re\nm = re.compile(r'(q)(u)(?P<x>ux)' + k).search('quux' + k)\n"
             "[m.expand(r'\\2\\1' + k), re.sub(r'(q)(u)x' + k, r'\\2' + k, 'qux' + k), m.group('x')]")
     caches = (re._cache, rx._cache, rx._locale_sensitive, rx._replacement_cache)
-    before = [dict(c) for c in caches], re._compile_repl.cache_info().currsize  # type: ignore[attr-defined]
+    # CPython's template cache: ``_compile_repl`` up to 3.11, ``_compile_template`` from 3.12
+    templates: Any = getattr(re, "_compile_template", None) or getattr(re, "_compile_repl")
+    before = [dict(c) for c in caches], templates.cache_info().currsize
     marker = "zq81723"
     assert safe_eval.safe_eval(code, {"k": marker}) == [f"uq{marker}", f"u{marker}", "ux"]
-    after = [dict(c) for c in caches], re._compile_repl.cache_info().currsize  # type: ignore[attr-defined]
+    after = [dict(c) for c in caches], templates.cache_info().currsize
     assert [k for c in after[0] for k in c if marker in repr(k)] == []
     assert after[1] == before[1]
 
