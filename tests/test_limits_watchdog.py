@@ -100,3 +100,34 @@ def test_watchdog_never_fires_into_the_host_after_a_run() -> None:
         assert n > 0
         assert context.current_context() is None
         assert sys.getrecursionlimit() == limit
+
+
+@pytest.mark.parametrize("outcome", ["returns", "raises"])
+def test_a_delivery_right_after_the_context_is_reset_leaves_the_run_ended_cleanly(
+    monkeypatch: pytest.MonkeyPatch, outcome: str
+) -> None:
+    """The watchdog's exception can land between any two steps of a run's clean-up, including
+    just after the context was reset and before the run forgot its token (the 3.12 interpreter
+    checks for it after the reset's C call returns): the retried clean-up must not reset the
+    used token again, which raised a host RuntimeError out of ``eval``."""
+    from safe_eval import context
+
+    real = context.exit_outermost
+    fired: list[bool] = []
+
+    def reset_then_interrupted(token: object) -> None:
+        real(token)
+        if not fired:
+            fired.append(True)
+            raise watchdog.WatchdogTimeLimit
+
+    monkeypatch.setattr(context, "exit_outermost", reset_then_interrupted)
+    if outcome == "returns":
+        assert safe_eval.safe_eval("1 + 1") == 2
+    else:
+        with pytest.raises(safe_eval.errors.SafeEvalError):
+            safe_eval.safe_eval("1 / 0")
+    assert fired
+    assert context.current_context() is None
+    monkeypatch.undo()
+    assert safe_eval.safe_eval("2 + 2") == 4

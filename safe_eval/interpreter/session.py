@@ -108,7 +108,10 @@ def run_guarded(
         while True:
             try:
                 if token is not None:
-                    context.exit_outermost(token)
+                    try:
+                        context.exit_outermost(token)
+                    except RuntimeError:  # a delivery after the reset, before ``token = None``
+                        pass
                     token = None
                 if ctx.extra:
                     context.run_undo_hooks(ctx)
