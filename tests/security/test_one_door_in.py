@@ -232,3 +232,91 @@ def test_an_enum_member_whose_value_is_a_host_callable_stays_a_member() -> None:
     # (``E.f.value``), not a class attribute a slot or a by-name call reaches, so it is kept
     code = "import enum\nclass E(enum.Enum):\n    A = 1\n    f = len\n([m.name for m in E], E.f.value is len)"
     assert safe_eval(code) == (["A", "f"], True)
+
+
+# -- guest objects host code built or filled ---------------------------------------------------
+# A guest class deriving from a host container or exception is host-callable without a guest
+# function in between: ``L(items)`` runs ``list.__init__``, which stores its arguments as they
+# are. A tool given such a class as a callback (or handed a guest object) builds or fills guest
+# data with its own objects; guest-made values used to cross the door "as they are", so the
+# raw host ``eval`` reached guest code and ran model text with host rights. The guest code below
+# is the attacker's: it tries to call what came back. ``_SAFE``: it must not get 42.
+
+_TRY = (KIND + "def attempt(v):\n    try:\n        return v('6 * 7')\n"
+        "    except Exception as e:\n        return type(e).__name__\n")
+
+
+def _build(factory: Any) -> Any:
+    return factory([eval])
+
+
+def _build_one(factory: Any) -> Any:
+    return factory(eval)
+
+
+def _build_map(factory: Any) -> Any:
+    return factory({"k": eval})
+
+
+def _build_nested(factory: Any) -> Any:
+    return [factory([eval])]
+
+
+def _raise_built(factory: Any) -> Any:
+    raise factory(eval)
+
+
+def _hand_back(factory: Any, callback: Any) -> Any:
+    return callback(factory([eval]))
+
+
+def _fill(obj: Any) -> None:
+    obj.result = eval
+    obj.results = [eval]
+    obj.inbox.append(eval)
+
+
+_HOST_BUILT = {
+    "list_subclass_returned": ("class L(list):\n    pass\nv = build(L)[0]", _build),
+    "dict_subclass_returned": ("class D(dict):\n    pass\nv = build_map(D)['k']", _build_map),
+    "exception_subclass_returned": ("class E(Exception):\n    pass\nv = build_one(E).args[0]", _build_one),
+    "list_subclass_in_a_list": ("class L(list):\n    pass\nv = build_nested(L)[0][0]", _build_nested),
+    "exception_subclass_raised": ("class E(Exception):\n    pass\ntry:\n    raise_built(E)\n"
+                                  "except E as e:\n    v = e.args[0]", _raise_built),
+    "list_subclass_handed_to_a_guest_callback": ("class L(list):\n    pass\n"
+                                                 "def cb(items):\n    return (kind(items[0]), attempt(items[0]))\n"
+                                                 "v = hand_back(L, cb)",
+                                                 _hand_back),
+}
+_HOST_BUILT_ENV = {"build": _build, "build_one": _build_one, "build_map": _build_map,
+                   "build_nested": _build_nested, "raise_built": _raise_built, "hand_back": _hand_back}
+_HOST_BUILT_POLICY = "\n".join(f"allow {name}(*)" for name in _HOST_BUILT_ENV)
+
+
+@pytest.mark.xfail(strict=True, reason="open: guest-made values cross the door as they are (crossing._enter)")
+@pytest.mark.parametrize("code", [c for c, _ in _HOST_BUILT.values()], ids=list(_HOST_BUILT))
+def test_a_guest_container_or_exception_built_by_a_tool_enters_with_its_contents_entered(code: str) -> None:
+    # e.g. ``l = build(L); l[0]("__import__('os').system(...)")`` with ``L`` a list subclass
+    try:
+        got = safe_eval(_TRY + code + "\nv if type(v) is tuple else (kind(v), attempt(v))", _HOST_BUILT_ENV,
+                        policy=parse_policy(_HOST_BUILT_POLICY))
+    except PolicyViolation as refused:  # refusing the whole value is a safe outcome too
+        assert refused.diagnostics[0].code == "E401"
+        return
+    assert got[0] in ("Refused", "str '<builtin_function_or_method object>'")
+    assert got[1] != 42
+
+
+@pytest.mark.xfail(strict=True, reason="open: a tool's writes into a guest object it was handed")
+@pytest.mark.parametrize("read", ["vars(o)['result']", "o.results[0]", "o.inbox[0]",
+                                  "list(vars(o).values())[0]"])
+def test_what_a_tool_writes_into_a_guest_object_it_was_handed_enters_before_the_guest_reads_it(read: str) -> None:
+    code = (_TRY + "class O:\n    pass\no = O()\no.inbox = []\nfill(o)\nv = " + read +
+            "\n(kind(v), attempt(v))")
+    try:
+        got = safe_eval(code, {"fill": _fill}, policy=parse_policy("allow fill(*)"))
+    except PolicyViolation as refused:
+        assert refused.diagnostics[0].code == "E401"
+        return
+    assert got[0] in ("Refused",)
+    assert got[1] != 42
