@@ -274,6 +274,12 @@ def _fill(obj: Any) -> None:
     obj.result = eval
     obj.results = [eval]
     obj.inbox.append(eval)
+    obj.pair = (eval, 1)
+    obj.child.box["k"] = eval
+    obj.later = type(obj)()
+    obj.later.deep = {"k": [eval]}
+    obj.method.cb = [eval]
+    type(obj).hook = [eval]
 
 
 _HOST_BUILT = {
@@ -310,11 +316,13 @@ def test_a_guest_container_or_exception_built_by_a_tool_enters_with_its_contents
     assert got[1] != 42
 
 
-@pytest.mark.xfail(strict=True, reason="open: a tool's writes into a guest object it was handed")
 @pytest.mark.parametrize("read", ["vars(o)['result']", "o.results[0]", "o.inbox[0]",
-                                  "list(vars(o).values())[0]"])
+                                  "[v for k, v in vars(o).items() if k == 'result'][0]",
+                                  "o.pair[0]", "o.child.box['k']", "o.later.deep['k'][0]",
+                                  "o.method.cb[0]", "O.hook[0]"])
 def test_what_a_tool_writes_into_a_guest_object_it_was_handed_enters_before_the_guest_reads_it(read: str) -> None:
-    code = (_TRY + "class O:\n    pass\no = O()\no.inbox = []\nfill(o)\nv = " + read +
+    code = (_TRY + "class O:\n    pass\ndef method():\n    pass\n"
+            "o = O()\no.inbox = []\no.child = O()\no.child.box = {}\no.method = method\nfill(o)\nv = " + read +
             "\n(kind(v), attempt(v))")
     try:
         got = safe_eval(code, {"fill": _fill}, policy=parse_policy("allow fill(*)"))
@@ -322,4 +330,43 @@ def test_what_a_tool_writes_into_a_guest_object_it_was_handed_enters_before_the_
         assert refused.diagnostics[0].code == "E401"
         return
     assert got[0] in ("Refused",)
+    assert got[1] != 42
+
+
+def test_what_a_guest_object_held_before_a_tool_call_stays_as_it_was() -> None:
+    # only what the tool wrote is entered: the guest's own iterators and views are kept as
+    # they are (a callable iterator would enter as a host iterator wrapper)
+    code = ("class O:\n    pass\no = O()\nticks = [1, 2, 3]\nit = iter(ticks.pop, 0)\n"
+            "o.items = [it, {'a': 1}.keys()]\nnext(it)\nlook(o)\n"
+            "(type(o.items[0]).__name__, next(o.items[0]), type(o.items[1]).__name__, o.items[0] is it)")
+    got = safe_eval(code, {"look": lambda obj: None}, policy=parse_policy("allow look(*)"))
+    assert got == ("callable_iterator", 2, "dict_keys", True)
+
+
+_KEPT: list[Any] = []
+
+
+def _keep(obj: Any) -> None:
+    _KEPT.append(obj)
+
+
+def _write_kept() -> None:
+    for obj in _KEPT:
+        obj.result = eval
+
+
+@pytest.mark.xfail(strict=True, reason="open: a tool writing into a guest object it kept from an earlier "
+                   "call is not re-checked (handed.py re-enters the objects of the call that hands them)")
+def test_a_guest_object_a_tool_kept_and_writes_into_later_enters_too() -> None:
+    _KEPT.clear()
+    code = _TRY + "class O:\n    pass\no = O()\nkeep(o)\nwrite_kept()\nv = vars(o)['result']\n(kind(v), attempt(v))"
+    try:
+        got = safe_eval(code, {"keep": _keep, "write_kept": _write_kept},
+                        policy=parse_policy("allow keep(*)\nallow write_kept(*)"))
+    except PolicyViolation as refused:
+        assert refused.diagnostics[0].code == "E401"
+        return
+    finally:
+        _KEPT.clear()
+    assert got[0] == "Refused"
     assert got[1] != 42
