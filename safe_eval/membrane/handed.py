@@ -35,6 +35,7 @@ _MAX_VISITS = 200_000
 _MUTABLE = (list, dict, set, collections.deque)
 _IMMUTABLE = (tuple, frozenset)
 _CLASS_DICT = type.__dict__["__dict__"]
+_SCALARS_ONLY = frozenset(PLAIN_SCALARS).issuperset  # over ``map(type, items)``: C speed
 _FUNCTION: list[type] = []  # the interpreter's function type, looked up once
 
 
@@ -109,6 +110,7 @@ def _traverse(roots: list[Any], visit: Callable[[Any], Any]) -> None:
     """Every value reachable from ``roots`` through walkable values, each passed to ``visit``;
     where ``visit`` returns another value, it replaces the old one in its holder."""
     seen: set[int] = set()
+    classes: set[type] = set()  # the classes of the guest objects met: their walk is queued once
     todo = list(roots)
     visits = 0
     while todo:
@@ -122,16 +124,20 @@ def _traverse(roots: list[Any], visit: Callable[[Any], Any]) -> None:
 
             raise refusal("a tool was handed more guest data than safe-eval re-checks after the call",
                           "hand tools plain data, or fewer objects")
-        for value in _walk(obj, visit):
-            if _walkable(value):
+        for value in _walk(obj, visit, classes):
+            if type(value) not in PLAIN_SCALARS and _walkable(value):
                 todo.append(value)
 
 
-def _walk(obj: Any, visit: Callable[[Any], Any]) -> list[Any]:
+def _walk(obj: Any, visit: Callable[[Any], Any], classes: set[type]) -> list[Any]:
     """Visit (and replace where ``visit`` says) what ``obj`` holds; the values it now holds."""
     from safe_eval.membrane.crossing import HOST_FILLABLE
 
     out: list[Any] = []
+    tp = type(obj)
+    if tp not in classes and not isinstance(obj, type):
+        classes.add(tp)
+        out.extend(k for k in tp.__mro__ if is_guest_class(k))  # ``type(obj).x = ...``
     if isinstance(obj, type):
         for key, value in list(_CLASS_DICT.__get__(obj).items()):
             if type(key) is str and key[:1] != "_":
@@ -141,7 +147,6 @@ def _walk(obj: Any, visit: Callable[[Any], Any]) -> list[Any]:
         d = _instance_dict(obj)
         if d is not None:
             _walk_attrs(d, visit, out)
-        out.extend(k for k in type(obj).__mro__ if is_guest_class(k))  # ``type(obj).x = ...``
         if not isinstance(obj, HOST_FILLABLE):
             return out
     if isinstance(obj, BaseException):
@@ -150,6 +155,8 @@ def _walk(obj: Any, visit: Callable[[Any], Any]) -> list[Any]:
         enter_value(obj)  # its args, entered in place (crossing._enter_exception_args)
         return out
     if isinstance(obj, dict):
+        if _SCALARS_ONLY(map(type, dict.keys(obj))) and _SCALARS_ONLY(map(type, dict.values(obj))):
+            return out  # plain data: nothing to record or enter (the common case, at C speed)
         for key, value in list(dict.items(obj)):
             new_key, new = visit(key), visit(value)
             if new_key is not key:
@@ -160,13 +167,19 @@ def _walk(obj: Any, visit: Callable[[Any], Any]) -> list[Any]:
             out += (new_key, new)
     elif isinstance(obj, list | collections.deque):
         base: Any = list if isinstance(obj, list) else collections.deque
-        for i, value in enumerate(list(base.__iter__(obj))):
+        items = list(base.__iter__(obj))
+        if _SCALARS_ONLY(map(type, items)):
+            return out
+        for i, value in enumerate(items):
             new = visit(value)
             if new is not value:
                 base.__setitem__(obj, i, new)
             out.append(new)
     elif isinstance(obj, set):
-        for value in list(set.__iter__(obj)):
+        items = list(set.__iter__(obj))
+        if _SCALARS_ONLY(map(type, items)):
+            return out
+        for value in items:
             new = visit(value)
             if new is not value:
                 set.discard(obj, value)
@@ -174,8 +187,11 @@ def _walk(obj: Any, visit: Callable[[Any], Any]) -> list[Any]:
             out.append(new)
     else:  # tuple, frozenset: nothing can be written into them, but what they hold may change
         base = tuple if isinstance(obj, tuple) else frozenset
-        out.extend(base.__iter__(obj))
-        for value in out:
+        items = list(base.__iter__(obj))
+        if _SCALARS_ONLY(map(type, items)):
+            return out
+        out.extend(items)
+        for value in items:
             visit(value)  # recorded before the call; after it, a held value is kept as it is
     return out
 
@@ -183,7 +199,11 @@ def _walk(obj: Any, visit: Callable[[Any], Any]) -> list[Any]:
 def _walk_attrs(d: dict[str, Any], visit: Callable[[Any], Any], out: list[Any]) -> None:
     from safe_eval.membrane.stored import stored_value
 
+    if _SCALARS_ONLY(map(type, d.values())):
+        return
     for key, value in list(d.items()):
+        if type(value) in PLAIN_SCALARS:
+            continue
         new = visit(value)
         if new is not value:
             d[key] = stored_value(new)
