@@ -200,7 +200,8 @@ def enter_call_args(
         if tp in PLAIN_SCALARS:
             continue
         ref = refs.get(id(tp))  # ``is_guest_class(tp)`` inlined: the guest's own objects
-        if ref is not None and ref() is tp and not isinstance(a, HOST_FILLABLE):
+        if ref is not None and ref() is tp and (
+                not isinstance(a, HOST_FILLABLE) or _enter_host_filled(a, policy, None, 0) is a):
             continue
         if not admitted(a) or _foreign_code(a, policy) or isinstance(a, HOST_FILLABLE):
             args = tuple([a if type(a) in PLAIN_SCALARS else _enter(a, policy, None, 0) for a in args])
@@ -299,20 +300,33 @@ def _enter_host_filled(value: Any, policy: Any, name: str | None, depth: int) ->
         base = next(b for b in HOST_FILLABLE if isinstance(value, b))
         items = list(base.__iter__(value))  # type: ignore[attr-defined]
     for item in items:
-        if type(item) in PLAIN_SCALARS or item is value:
-            continue
-        if _enter(item, policy, None, depth + 1) is not item:
+        if item is not value and _entered(item, policy, depth) is not item:
             return refused(_label(value, name), "host code filled it with values that do not cross as "
                            "they are (a guest class built on a host container, called by host code)")
     return value
 
 
+def _entered(item: Any, policy: Any, depth: int) -> Any:
+    """``item`` of a guest-made container or exception as it enters: the guest's own objects
+    as ``enter_call_args`` takes them, plain containers of scalars at C speed, else ``_enter``."""
+    tp = type(item)
+    if tp in PLAIN_SCALARS:
+        return item
+    ref = GUEST_REFS.get(id(tp))
+    if ref is not None and ref() is tp and not isinstance(item, HOST_FILLABLE):
+        return item
+    if (tp is list or tp is tuple or tp is set or tp is frozenset) and _SCALARS_ONLY(map(type, item)):
+        return item
+    return _enter(item, policy, None, depth + 1)
+
+
+_SCALARS_ONLY = PLAIN_SCALARS.issuperset
+
+
 def _enter_exception_args(exc: BaseException, policy: Any, depth: int) -> None:
     """A guest-made exception's ``args``, entered in place (host code may have built it)."""
     args = _ARGS.__get__(exc)
-    if all(type(a) in PLAIN_SCALARS for a in args):
-        return
-    entered = tuple([a if a is exc else _enter(a, policy, None, depth + 1) for a in args])
+    entered = tuple([a if a is exc else _entered(a, policy, depth) for a in args])
     if any(a is not b for a, b in zip(entered, args, strict=True)):
         _ARGS.__set__(exc, entered)
 
