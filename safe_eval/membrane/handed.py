@@ -13,10 +13,11 @@ that was not held before: through ``crossing.enter_value``, stored as ``setattr`
 and deques, and of guest containers): no guest code runs. What the guest held before the call
 stays as it is (its own iterators, views ...).
 
-Reached: instance attributes, a guest function's attributes, a guest class's attributes not
-named with ``_`` (a class's ``_``/dunder entries are what its metaclass keeps: enum, abc), the
-items of the containers these hold, recursively. Bounded: a tool handed more than
-``_MAX_VISITS`` values ends the run (``PolicyViolation``) rather than leave part unchecked.
+Reached: instance attributes (``__dict__`` and ``__slots__``), a guest function's attributes,
+the public attributes of their guest classes (a class's ``_``/dunder entries are what its
+metaclass keeps: enum, abc), the items of the containers these hold, recursively. Bounded: a
+tool handed more than ``_MAX_VISITS`` values ends the run (``PolicyViolation``) rather than
+leave part unchecked.
 Not reached: a guest object a tool kept from an earlier call and writes into later.
 """
 
@@ -35,6 +36,7 @@ _MAX_VISITS = 200_000
 _MUTABLE = (list, dict, set, collections.deque)
 _IMMUTABLE = (tuple, frozenset)
 _CLASS_DICT = type.__dict__["__dict__"]
+_MEMBER = type(type.__dict__["__dictoffset__"])  # a ``__slots__`` entry's descriptor
 _SCALARS_ONLY = frozenset(PLAIN_SCALARS).issuperset  # over ``map(type, items)``: C speed
 _FUNCTION: list[type] = []  # the interpreter's function type, looked up once
 
@@ -147,6 +149,7 @@ def _walk(obj: Any, visit: Callable[[Any], Any], classes: set[type]) -> list[Any
         d = _instance_dict(obj)
         if d is not None:
             _walk_attrs(d, visit, out)
+        _walk_slots(obj, visit, out)
         if not isinstance(obj, HOST_FILLABLE):
             return out
     if isinstance(obj, BaseException):
@@ -208,6 +211,28 @@ def _walk_attrs(d: dict[str, Any], visit: Callable[[Any], Any], out: list[Any]) 
         if new is not value:
             d[key] = stored_value(new)
         out.append(new)
+
+
+def _walk_slots(obj: Any, visit: Callable[[Any], Any], out: list[Any]) -> None:
+    """The ``__slots__`` values of a guest object (member descriptors its guest classes made)."""
+    for klass in type(obj).__mro__:
+        if not is_guest_class(klass):
+            continue
+        for member in list(_CLASS_DICT.__get__(klass).values()):
+            if type(member) is not _MEMBER:
+                continue
+            try:
+                value = member.__get__(obj, klass)
+            except AttributeError:  # not set
+                continue
+            if type(value) in PLAIN_SCALARS:
+                continue
+            new = visit(value)
+            if new is not value:
+                from safe_eval.membrane.stored import stored_value
+
+                member.__set__(obj, stored_value(new))
+            out.append(new)
 
 
 def _replace_class_attr(cls: type, key: str, value: Any, visit: Callable[[Any], Any]) -> Any:

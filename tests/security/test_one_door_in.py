@@ -280,6 +280,7 @@ def _fill(obj: Any) -> None:
     obj.later.deep = {"k": [eval]}
     obj.method.cb = [eval]
     type(obj).hook = [eval]
+    obj.slotted.box = [eval]
 
 
 _HOST_BUILT = {
@@ -319,10 +320,11 @@ def test_a_guest_container_or_exception_built_by_a_tool_enters_with_its_contents
 @pytest.mark.parametrize("read", ["vars(o)['result']", "o.results[0]", "o.inbox[0]",
                                   "[v for k, v in vars(o).items() if k == 'result'][0]",
                                   "o.pair[0]", "o.child.box['k']", "o.later.deep['k'][0]",
-                                  "o.method.cb[0]", "O.hook[0]"])
+                                  "o.method.cb[0]", "O.hook[0]", "o.slotted.box[0]"])
 def test_what_a_tool_writes_into_a_guest_object_it_was_handed_enters_before_the_guest_reads_it(read: str) -> None:
-    code = (_TRY + "class O:\n    pass\ndef method():\n    pass\n"
-            "o = O()\no.inbox = []\no.child = O()\no.child.box = {}\no.method = method\nfill(o)\nv = " + read +
+    code = (_TRY + "class O:\n    pass\nclass S:\n    __slots__ = ('box',)\ndef method():\n    pass\n"
+            "o = O()\no.inbox = []\no.child = O()\no.child.box = {}\no.method = method\no.slotted = S()\n"
+            "fill(o)\nv = " + read +
             "\n(kind(v), attempt(v))")
     try:
         got = safe_eval(code, {"fill": _fill}, policy=parse_policy("allow fill(*)"))
