@@ -17,6 +17,7 @@ from safe_eval.limits.iteration import consume
 from safe_eval.limits.routines import super_price
 from safe_eval.membrane.admission import register_guest_visible
 from safe_eval.membrane.dunders import DEFINABLE_DUNDERS
+from safe_eval.membrane.stored import unwrap
 
 __all__ = ["BUILTINS", "HOST_SUPER", "super_attr"]
 
@@ -38,7 +39,9 @@ def super_attr(obj: super, name: str) -> Any:
             if name == "__new__":  # a static method: the class to build is passed explicitly
                 return priced
             return consuming(functools.partial(priced, obj.__self__))  # type: ignore[attr-defined]
-        attr = getattr(obj, name)
+        # a class-dict gate (``__getattr__``, ``__deepcopy__``: membrane/stored.py) is host
+        # code's view; the guest calls its own function, as its other reads do
+        attr = unwrap(getattr(obj, name))
         if name in ("__setattr__", "__delattr__"):
             return _dunder_guard(attr)
         return consuming(attr)

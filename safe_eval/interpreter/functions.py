@@ -20,7 +20,7 @@ from safe_eval.limits.iteration import metered_result
 from safe_eval.limits.result_bound import ResultBound
 from safe_eval.limits.watchdog import IN_HOST_CODE, guest_from_host, host_code_again
 from safe_eval.membrane.allowlists import PLAIN_SCALARS
-from safe_eval.membrane.crossing import enter_call_args, register_guest_function_type
+from safe_eval.membrane.crossing import HOST_FILLABLE, enter_call_args, register_guest_function_type
 
 # inspect (about 5 ms to import) is loaded when a signature is asked for, not at cold start
 if TYPE_CHECKING:
@@ -226,7 +226,8 @@ class Function:
                 tp = type(a)
                 if tp not in PLAIN_SCALARS:
                     ref = refs.get(id(tp))
-                    if ref is None or ref() is not tp:
+                    if ref is None or ref() is not tp or isinstance(a, HOST_FILLABLE):
+                        # (a guest list or exception subclass may hold what host code put in it)
                         args, kw = enter_call_args(args, kw, ctx.policy)
                         break
             else:

@@ -64,6 +64,13 @@ __all__ = ["enter_call_args", "enter_env", "enter_tool", "enter_value", "foreign
            "format_value", "guest_exception", "register_guest_function_type"]
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
+# Bases whose instances host code fills without guest code running: ``L(items)`` of a guest
+# ``class L(list)`` is ``list.__init__``, ``E(x)`` of a guest exception class stores ``x`` in
+# ``args``. A tool given such a class as a callback builds guest-made objects holding its own
+# values, so being guest-made says nothing of what they hold (``_enter_host_filled``).
+HOST_FILLABLE: tuple[type, ...] = (list, tuple, dict, set, frozenset, collections.deque, BaseException)
+_ARGS = BaseException.__dict__["args"]  # the slot itself: a guest class may shadow ``args``
+_DEFAULT_FACTORY = collections.defaultdict.__dict__["default_factory"]
 _MEMBRANE_TYPES = (Tool, HostExceptionClass, HostProxy, HostIterator, Refused, OpaqueType, type(GUARDED_TYPE))
 for _cls in _MEMBRANE_TYPES:
     register_membrane_type(_cls)
@@ -193,9 +200,10 @@ def enter_call_args(
         if tp in PLAIN_SCALARS:
             continue
         ref = refs.get(id(tp))  # ``is_guest_class(tp)`` inlined: the guest's own objects
-        if ref is not None and ref() is tp:
+        if ref is not None and ref() is tp and (
+                not isinstance(a, HOST_FILLABLE) or _enter_host_filled(a, policy, None, 0) is a):
             continue
-        if not admitted(a) or _foreign_code(a, policy):
+        if not admitted(a) or _foreign_code(a, policy) or isinstance(a, HOST_FILLABLE):
             args = tuple([a if type(a) in PLAIN_SCALARS else _enter(a, policy, None, 0) for a in args])
             break
     if kwargs:
@@ -234,6 +242,8 @@ def _enter(value: Any, policy: Any, name: str | None, depth: int) -> Any:
     if _foreign_object(value, policy):
         return refused(_label(value, name), "it was made by another run, under another policy: its "
                        "methods run only under the policy of the run that made them")
+    if isinstance(value, HOST_FILLABLE) and is_guest_class(tp):
+        return _enter_host_filled(value, policy, name, depth)
     if admitted(value) and not (name is not None and _host_callable(value)):
         return value  # (a host callable under an env name stays a tool the policy decides by name)
     if depth > _MAX_DEPTH:
@@ -268,6 +278,57 @@ def _enter(value: Any, policy: Any, name: str | None, depth: int) -> Any:
     if isinstance(value, collections.abc.Iterator):
         return host_iterator(value)
     return proxy(Exposed(value))
+
+
+def _enter_host_filled(value: Any, policy: Any, name: str | None, depth: int) -> Any:
+    """A guest-made container or exception (``HOST_FILLABLE``) as it may enter: itself when
+    everything it holds would enter as itself. An exception's arguments are entered in place
+    (exceptions are cleaned in place: ``except E as e`` must see the object raised); a
+    container holding anything else is refused whole (replacing its items would change an
+    object the guest holds, through methods its class may override). Its contents are read
+    with the host base's own methods: no guest code runs at the door."""
+    if isinstance(value, BaseException):
+        _enter_exception_args(value, policy, depth)
+        return value
+    if depth > _MAX_DEPTH:
+        return refused(_label(value, name), "data nested too deeply")
+    if isinstance(value, dict):
+        items: list[Any] = [*dict.keys(value), *dict.values(value)]
+        if isinstance(value, collections.defaultdict):
+            items.append(_DEFAULT_FACTORY.__get__(value))
+    else:
+        base = next(b for b in HOST_FILLABLE if isinstance(value, b))
+        items = list(base.__iter__(value))  # type: ignore[attr-defined]
+    for item in items:
+        if item is not value and _entered(item, policy, depth) is not item:
+            return refused(_label(value, name), "host code filled it with values that do not cross as "
+                           "they are (a guest class built on a host container, called by host code)")
+    return value
+
+
+def _entered(item: Any, policy: Any, depth: int) -> Any:
+    """``item`` of a guest-made container or exception as it enters: the guest's own objects
+    as ``enter_call_args`` takes them, plain containers of scalars at C speed, else ``_enter``."""
+    tp = type(item)
+    if tp in PLAIN_SCALARS:
+        return item
+    ref = GUEST_REFS.get(id(tp))
+    if ref is not None and ref() is tp and not isinstance(item, HOST_FILLABLE):
+        return item
+    if (tp is list or tp is tuple or tp is set or tp is frozenset) and _SCALARS_ONLY(map(type, item)):
+        return item
+    return _enter(item, policy, None, depth + 1)
+
+
+_SCALARS_ONLY = PLAIN_SCALARS.issuperset
+
+
+def _enter_exception_args(exc: BaseException, policy: Any, depth: int) -> None:
+    """A guest-made exception's ``args``, entered in place (host code may have built it)."""
+    args = _ARGS.__get__(exc)
+    entered = tuple([a if a is exc else _entered(a, policy, depth) for a in args])
+    if any(a is not b for a, b in zip(entered, args, strict=True)):
+        _ARGS.__set__(exc, entered)
 
 
 def _host_callable(value: Any) -> bool:
@@ -371,6 +432,8 @@ def _clean_exception(exc: BaseException, seen: set[int]) -> None:
     if not _guest_made(exc):
         exc.args = tuple(_clean_data(a, 0) for a in exc.args)
         _clean_fields(exc)
+    else:  # raised by host code too (a tool given the guest's exception class)
+        _enter_exception_args(exc, None, 0)
     for link in ("__cause__", "__context__"):
         nested = getattr(exc, link)
         if nested is None:

@@ -45,6 +45,7 @@ from safe_eval.errors import PolicyViolation, SafeEvalError
 from safe_eval.interpreter.annotations import register_stand_in
 from safe_eval.limits.watchdog import back_in_run, host_code
 from safe_eval.membrane.admission import register_membrane_type
+from safe_eval.membrane.handed import held, reenter
 from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, register_type_view
 from safe_eval.policy.plain import register_handle
 
@@ -93,8 +94,13 @@ class Tool:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         from safe_eval.membrane.crossing import enter_value, guest_exception
 
+        before = held(args, kwargs)  # what the guest objects it is handed hold (handed.py)
+        call = _CALL_TOOL[0] if _CALL_TOOL else _load_call_tool()
         try:
-            result = (_CALL_TOOL[0] if _CALL_TOOL else _load_call_tool())(self._name, self._fn, args, kwargs)
+            try:
+                result = call(self._name, self._fn, args, kwargs)
+            finally:
+                reenter(before)  # what it wrote into them, through the door
         except SafeEvalError:
             raise
         except Exception as exc:  # a host error: re-created clean, raised outside this handler

@@ -134,6 +134,18 @@ def test_guest_code_still_reaches_its_own_getattr_for_every_name() -> None:
     assert safe_eval(code) == ("got x", "got y", "got _z", "got _fields", True, "KeyError", "got w", "got v")
 
 
+def test_guest_code_calling_its_hooks_through_super_gets_its_own_functions() -> None:
+    # ``super().__getattr__`` used to come back as the gate bound to the object (the super
+    # call path skips the exit check): the guest's own call of a ``_`` name was refused, and
+    # its own ``super().__deepcopy__(memo)`` got an empty memo
+    code = ("class A:\n    def __getattr__(self, name):\n        return 'got ' + name\n"
+            "    def __deepcopy__(self, memo):\n        return sorted(memo)\n"
+            "class B(A):\n    def f(self):\n"
+            "        return (super().__getattr__('_x'), super().__getattr__('y'), super().__deepcopy__({1: 2}))\n"
+            "B().f()")
+    assert safe_eval(code) == ("got _x", "got y", [1])
+
+
 def test_a_getattr_set_on_the_class_later_or_built_by_type_is_gated_too() -> None:
     ns = safe_exec("calls = []\ndef ga(self, name):\n    calls.append(name)\n    return {'x': 'int'}\n"
                    "class A:\n    pass\nA.__getattr__ = ga\na = A()\n"

@@ -232,3 +232,143 @@ def test_an_enum_member_whose_value_is_a_host_callable_stays_a_member() -> None:
     # (``E.f.value``), not a class attribute a slot or a by-name call reaches, so it is kept
     code = "import enum\nclass E(enum.Enum):\n    A = 1\n    f = len\n([m.name for m in E], E.f.value is len)"
     assert safe_eval(code) == (["A", "f"], True)
+
+
+# -- guest objects host code built or filled ---------------------------------------------------
+# A guest class deriving from a host container or exception is host-callable without a guest
+# function in between: ``L(items)`` runs ``list.__init__``, which stores its arguments as they
+# are. A tool given such a class as a callback (or handed a guest object) builds or fills guest
+# data with its own objects; guest-made values used to cross the door "as they are", so the
+# raw host ``eval`` reached guest code and ran model text with host rights. The guest code below
+# is the attacker's: it tries to call what came back. ``_SAFE``: it must not get 42.
+
+_TRY = (KIND + "def attempt(v):\n    try:\n        return v('6 * 7')\n"
+        "    except Exception as e:\n        return type(e).__name__\n")
+
+
+def _build(factory: Any) -> Any:
+    return factory([eval])
+
+
+def _build_one(factory: Any) -> Any:
+    return factory(eval)
+
+
+def _build_map(factory: Any) -> Any:
+    return factory({"k": eval})
+
+
+def _build_nested(factory: Any) -> Any:
+    return [factory([eval])]
+
+
+def _raise_built(factory: Any) -> Any:
+    raise factory(eval)
+
+
+def _hand_back(factory: Any, callback: Any) -> Any:
+    return callback(factory([eval]))
+
+
+def _fill(obj: Any) -> None:
+    obj.result = eval
+    obj.results = [eval]
+    obj.inbox.append(eval)
+    obj.pair = (eval, 1)
+    obj.child.box["k"] = eval
+    obj.later = type(obj)()
+    obj.later.deep = {"k": [eval]}
+    obj.method.cb = [eval]
+    type(obj).hook = [eval]
+    obj.slotted.box = [eval]
+
+
+_HOST_BUILT = {
+    "list_subclass_returned": ("class L(list):\n    pass\nv = build(L)[0]", _build),
+    "dict_subclass_returned": ("class D(dict):\n    pass\nv = build_map(D)['k']", _build_map),
+    "exception_subclass_returned": ("class E(Exception):\n    pass\nv = build_one(E).args[0]", _build_one),
+    "list_subclass_in_a_list": ("class L(list):\n    pass\nv = build_nested(L)[0][0]", _build_nested),
+    "exception_subclass_raised": ("class E(Exception):\n    pass\ntry:\n    raise_built(E)\n"
+                                  "except E as e:\n    v = e.args[0]", _raise_built),
+    "list_subclass_handed_to_a_guest_callback": ("class L(list):\n    pass\n"
+                                                 "def cb(items):\n    return (kind(items[0]), attempt(items[0]))\n"
+                                                 "v = hand_back(L, cb)",
+                                                 _hand_back),
+}
+_HOST_BUILT_ENV = {"build": _build, "build_one": _build_one, "build_map": _build_map,
+                   "build_nested": _build_nested, "raise_built": _raise_built, "hand_back": _hand_back}
+_HOST_BUILT_POLICY = "\n".join(f"allow {name}(*)" for name in _HOST_BUILT_ENV)
+
+
+@pytest.mark.parametrize("code", [c for c, _ in _HOST_BUILT.values()], ids=list(_HOST_BUILT))
+def test_a_guest_container_or_exception_built_by_a_tool_enters_with_its_contents_entered(code: str) -> None:
+    # e.g. ``l = build(L); l[0]("__import__('os').system(...)")`` with ``L`` a list subclass
+    # a refused whole value is a safe outcome too: the guest's ``[0]`` on it is a TypeError
+    body = "".join("    " + line + "\n" for line in code.splitlines())
+    try:
+        got = safe_eval(_TRY + "def grab():\n" + body + "    return v\ntry:\n    v = grab()\n"
+                        "except TypeError as e:\n    v = 'refused: ' + str(e)\n"
+                        "v if type(v) is tuple else (kind(v), attempt(v))", _HOST_BUILT_ENV,
+                        policy=parse_policy(_HOST_BUILT_POLICY))
+    except PolicyViolation as refused:  # calling a refused value ends the run
+        assert refused.diagnostics[0].code == "E401"
+        return
+    assert "built-in function eval" not in got[0]
+    assert got[1] != 42
+
+
+@pytest.mark.parametrize("read", ["vars(o)['result']", "o.results[0]", "o.inbox[0]",
+                                  "[v for k, v in vars(o).items() if k == 'result'][0]",
+                                  "o.pair[0]", "o.child.box['k']", "o.later.deep['k'][0]",
+                                  "o.method.cb[0]", "O.hook[0]", "o.slotted.box[0]"])
+def test_what_a_tool_writes_into_a_guest_object_it_was_handed_enters_before_the_guest_reads_it(read: str) -> None:
+    code = (_TRY + "class O:\n    pass\nclass S:\n    __slots__ = ('box',)\ndef method():\n    pass\n"
+            "o = O()\no.inbox = []\no.child = O()\no.child.box = {}\no.method = method\no.slotted = S()\n"
+            "fill(o)\nv = " + read +
+            "\n(kind(v), attempt(v))")
+    try:
+        got = safe_eval(code, {"fill": _fill}, policy=parse_policy("allow fill(*)"))
+    except PolicyViolation as refused:
+        assert refused.diagnostics[0].code == "E401"
+        return
+    assert got[0] in ("Refused",)
+    assert got[1] != 42
+
+
+def test_what_a_guest_object_held_before_a_tool_call_stays_as_it_was() -> None:
+    # only what the tool wrote is entered: the guest's own iterators and views are kept as
+    # they are (a callable iterator would enter as a host iterator wrapper)
+    code = ("class O:\n    pass\no = O()\nticks = [1, 2, 3]\nit = iter(ticks.pop, 0)\n"
+            "o.items = [it, {'a': 1}.keys()]\nnext(it)\nlook(o)\n"
+            "(type(o.items[0]).__name__, next(o.items[0]), type(o.items[1]).__name__, o.items[0] is it)")
+    got = safe_eval(code, {"look": lambda obj: None}, policy=parse_policy("allow look(*)"))
+    assert got == ("callable_iterator", 2, "dict_keys", True)
+
+
+_KEPT: list[Any] = []
+
+
+def _keep(obj: Any) -> None:
+    _KEPT.append(obj)
+
+
+def _write_kept() -> None:
+    for obj in _KEPT:
+        obj.result = eval
+
+
+@pytest.mark.xfail(strict=True, reason="open: a tool writing into a guest object it kept from an earlier "
+                   "call is not re-checked (handed.py re-enters the objects of the call that hands them)")
+def test_a_guest_object_a_tool_kept_and_writes_into_later_enters_too() -> None:
+    _KEPT.clear()
+    code = _TRY + "class O:\n    pass\no = O()\nkeep(o)\nwrite_kept()\nv = vars(o)['result']\n(kind(v), attempt(v))"
+    try:
+        got = safe_eval(code, {"keep": _keep, "write_kept": _write_kept},
+                        policy=parse_policy("allow keep(*)\nallow write_kept(*)"))
+    except PolicyViolation as refused:
+        assert refused.diagnostics[0].code == "E401"
+        return
+    finally:
+        _KEPT.clear()
+    assert got[0] == "Refused"
+    assert got[1] != 42
