@@ -37,6 +37,7 @@ from safe_eval.errors import (
 __all__ = [
     "MAX_ITEMS",
     "MAX_LINE",
+    "PRINT_CHUNK",
     "dumps",
     "error_data",
     "error_from_data",
@@ -53,6 +54,11 @@ __all__ = [
 # and refuses a value that would not fit with ``SandboxValueError``.
 MAX_LINE = 16 * 1024 * 1024
 MAX_ITEMS = 1_000_000
+# Guest output goes out in ``print`` notifications of at most this many characters (one write
+# may be split; every piece but the last says ``"more": true``): at 6 bytes a character at worst
+# (``\u0000`` escapes) a piece stays well within ``MAX_LINE``, so output of any size is output,
+# counted against the run's output limit, never a line the host must refuse.
+PRINT_CHUNK = 1 << 20
 _SCAN_FROM = 64 * 1024  # a shorter line cannot build more than a few MiB: not scanned
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 _MAX_TEXT = 64 * 1024  # error messages, tracebacks lines: kept to this many characters
