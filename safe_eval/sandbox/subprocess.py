@@ -8,14 +8,14 @@ namespaces) when ``landlockpy``/``pyseccomp`` are installed and the kernel has t
 pid or network namespace: ``cpython`` mode (plain CPython) is refused here.
 
 Started as root, the worker always becomes uid/gid 65534 with no capability, a bounding set
-with at most the one below, and ``no_new_privs``: never more rights than the host user. When what it runs lives where
-uid 65534 cannot read it (pyenv under a 0700 ``/root``, with no world-readable system interpreter
-of the same version; imports are lazy, so it reads its standard library after the drop), it
-keeps one capability, ``CAP_DAC_READ_SEARCH`` (read any file), and Landlock limits those reads
-to the interpreter, its libraries and the worker's packages (``lockdown``). A non-root host's
-worker keeps the host's uid and gets the same ``no_new_privs``, rlimits, Landlock and seccomp.
-Its private temporary directory is its workspace (its cwd, the one place Landlock lets it
-write); its environment is empty.
+with at most the one below, and ``no_new_privs``: never more rights than the host user. When
+what it runs lives where uid 65534 cannot read it (pyenv under a 0700 ``/root``, with no
+world-readable system interpreter of the same version; imports are lazy, so it reads its
+standard library after the drop), it keeps one capability, ``CAP_DAC_READ_SEARCH`` (read any
+file), and Landlock limits those reads to the interpreter, its libraries and the worker's
+packages (``lockdown``). A non-root host's worker keeps the host's uid and gets the same
+``no_new_privs``, rlimits, Landlock and seccomp. Its private temporary directory is its
+workspace (its cwd, the one place Landlock lets it write); its environment is empty.
 """
 
 from __future__ import annotations
