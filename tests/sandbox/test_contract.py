@@ -246,6 +246,38 @@ def test_each_limit_ends_the_run_with_its_error(backend, code, limits, error):
         assert s.run("1 + 1").value == 2  # the session goes on (in a fresh worker if needed)
 
 
+SHARED = "x = (1,)\nfor _ in range(80):\n    x = (x, x)\ny = (1,)\nfor _ in range(80):\n    y = (y, y)\n"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        # the single C calls docs/security-model.md lists as not stoppable in process: one per
+        # kind (comparison, hashing inside a C consumer, Decimal against a huge int)
+        pytest.param(SHARED + "x == y", id="compare-shared-tuples"),
+        pytest.param(SHARED + "sorted([x, y])", id="sort-shared-tuples"),
+        pytest.param(SHARED + "s = set()\ns.add(x)", id="set-add-hashes"),
+        pytest.param(SHARED + "dict.fromkeys([x])", id="dict-fromkeys-hashes"),
+        pytest.param("from decimal import Decimal\nDecimal(1) == 10**(10**6)", id="decimal-vs-huge-int"),
+    ],
+)
+def test_a_single_c_call_denial_of_service_ends_at_the_time_limit(backend, code):
+    import time
+
+    from safe_eval.sandbox.session import GRACE
+
+    with backend.session() as s:
+        s.run("1")  # a started worker: the time measured is the run's alone
+        pid = s.worker_pid
+        started = time.monotonic()
+        with pytest.raises(LimitExceeded):
+            s.run(code, limits={"time": 0.5})
+        # in process each of these runs for seconds to hours; here: the limit, the grace, the kill
+        assert time.monotonic() - started < 0.5 + GRACE + 1.0
+        if s.worker_pid is None:
+            _assert_gone(s, pid)
+
+
 def test_a_worker_killed_from_outside_is_sandbox_crashed_and_leaves_nothing(backend):
     with backend.session() as s:
         s.run("x = 1")
