@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 import safe_eval
-from safe_eval.errors import OutputLimit, SandboxValueError
+from safe_eval.errors import GuestError, OutputLimit, SandboxValueError
 from safe_eval.sandbox import make_backend
 from safe_eval.sandbox.bwrap import BwrapBackend
 from safe_eval.sandbox.protocol import MAX_LINE
@@ -99,3 +99,12 @@ def test_a_tool_result_too_large_for_the_wire_can_be_handled_by_the_session(back
 def test_a_result_past_the_wires_bounds_is_a_value_error_saying_why(backend, code, match):
     with pytest.raises(SandboxValueError, match=match):
         backend.run(code, limits={"memory": 1 << 30})
+
+
+def test_a_guest_error_with_a_huge_message_is_that_guest_error(backend):
+    # the host keeps 64 KiB of an error's texts: the worker cuts them before they cross
+    code = f"raise ValueError('v' * {BIG})"
+    with pytest.raises(GuestError) as info:
+        backend.run(code, limits={"memory": 1 << 30})
+    assert info.value.type_name == "ValueError"
+    assert info.value.message.startswith("vvvv") and len(info.value.message) <= 64 * 1024

@@ -131,13 +131,17 @@ def _opt_num(value: Any, what: str) -> float | int | None:
 # -- errors as data --------------------------------------------------------------------------
 
 def error_data(exc: BaseException) -> dict[str, Any]:
-    """The wire form of an error raised in the worker (the worker side of ``error_from_data``)."""
+    """The wire form of an error raised in the worker (the worker side of ``error_from_data``).
+    Texts the guest chose (a message, a refused source) are cut here to what the host keeps
+    (``_MAX_TEXT``): a guest error with a 20 MiB message is that error, not an answer too large
+    for the wire."""
     if isinstance(exc, PolicyViolation):
-        return {"kind": "PolicyViolation", "source": exc.source,
+        return {"kind": "PolicyViolation", "source": exc.source[:_MAX_TEXT],
                 "diagnostics": [d.to_dict() for d in exc.diagnostics]}
     if isinstance(exc, GuestError):
-        return {"kind": "GuestError", "type": exc.type_name, "message": exc.message,
-                "traceback": [f.to_dict() for f in exc.traceback]}
+        frames = [{**f.to_dict(), "source_line": f.source_line[:_MAX_TEXT]} for f in exc.traceback]
+        return {"kind": "GuestError", "type": exc.type_name[:_MAX_TEXT], "message": exc.message[:_MAX_TEXT],
+                "traceback": frames}
     if isinstance(exc, LimitExceeded):
         return {"kind": type(exc).__name__ if type(exc).__name__ in _LIMITS else "LimitExceeded",
                 "detail": exc.detail, "value": exc.value, "reached": exc.reached, "line": exc.line,
