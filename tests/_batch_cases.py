@@ -19,6 +19,14 @@ def double(value: int) -> int:
     return 2 * value
 
 
+def end_worker() -> None:
+    """A host tool that finds the worker broke the protocol: the host kills that worker, as it
+    does a worker that calls a tool its run does not have. (Interpreter-mode guest code has no
+    way left to crash its worker: output of any size is output, values past the wire's bounds
+    are ``SandboxValueError``.)"""
+    raise SandboxCrashed("the worker broke the protocol (a test tool says so)")
+
+
 # id: (code, limits, what a single evaluation in process gives: "same" as the batch, or
 # "sandbox" when only a single *sandboxed* evaluation gives the same), copies in the batch
 CASES: dict[str, tuple[str, dict[str, Any] | None, str, int]] = {
@@ -52,8 +60,8 @@ CASES: dict[str, tuple[str, dict[str, Any] | None, str, int]] = {
     "recursion_limit": ("def f(n):\n    return f(n + 1)\nf(x)", None, "same", 12),
     "output_limit": ("print('a' * 100_000)", None, "same", 12),
     "time_limit": ("while True:\n    pass", {"time": 0.05}, "same", 4),
-    # one print line longer than the wire protocol allows: the host kills the worker
-    "worker_crash": ("print('a' * (70 << 20))", {"output": 2**30, "time": 30.0}, "sandbox", 3),
+    # the host ends the worker in the middle of the job (``end_worker``)
+    "worker_crash": ("print(x)\nend_worker()", None, "sandbox", 3),
     # a guest function is not plain data: it cannot leave the sandbox worker
     "guest_function_value": ("def f():\n    return x\nf", None, "sandbox", 6),
 }
@@ -65,7 +73,8 @@ def mixed_jobs() -> tuple[list[Job], list[str]]:
     for x in range(1, 13):
         for case, (code, limits, _, copies) in CASES.items():
             if x <= copies:
-                tools = {"double": double} if case == "host_tool" else None
+                tools = ({"double": double} if case == "host_tool"
+                         else {"end_worker": end_worker} if case == "worker_crash" else None)
                 jobs.append(Job(code, {"x": x}, tools=tools, limits=limits, id=f"{case}-{x}"))
                 ids.append(case)
     return jobs, ids

@@ -28,6 +28,8 @@ IMAGE = "safe-eval-sandbox:local"
 LIB = "/opt/safe-eval/lib"
 INSTALL = ("apt-get install -y docker.io (then start dockerd) or apt-get install -y podman; "
            "then: safe-eval sandbox build-image")
+START_DOCKERD = "dockerd --iptables=false --bridge=none &"
+CLI_SECONDS = 10.0  # a container CLI that does not answer a question in this long is not usable
 
 
 def container_cli() -> str | None:
@@ -39,17 +41,42 @@ def container_cli() -> str | None:
 
 
 def _answers(cli: str, *args: str) -> bool:
+    return _problem(cli, *args) is None
+
+
+def _problem(cli: str, *args: str) -> str | None:
+    """None when ``cli args`` succeeds; else what went wrong, in one short line."""
     try:
-        done = subprocess.run([cli, *args], capture_output=True, timeout=10, env=dict(os.environ))
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return done.returncode == 0
+        done = subprocess.run([cli, *args], capture_output=True, timeout=CLI_SECONDS, env=dict(os.environ))
+    except subprocess.TimeoutExpired:
+        return f"`{os.path.basename(cli)} {' '.join(args)}` did not answer within {CLI_SECONDS:g}s"
+    except OSError as exc:
+        return f"`{cli}` cannot be run: {exc.strerror}"
+    if done.returncode == 0:
+        return None
+    lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    return (lines[0][:300] if lines else f"exit status {done.returncode}")
+
+
+def _daemon_missing(cli: str) -> str | None:
+    """Why the runtime behind ``cli`` does not answer (None: it does), naming what to install
+    or start: the docker CLI alone (here: /usr/local/bin/docker) has no daemon to talk to."""
+    why = _problem(cli, "info")
+    if why is None:
+        return None
+    name = os.path.basename(cli)
+    if name != "docker":
+        return f"{name} is installed but `{name} info` fails ({why}); install it with: {INSTALL}"
+    if shutil.which("dockerd") is None:
+        return (f"the docker CLI ({cli}) is installed but there is no Docker daemon ({why}); "
+                f"install it with: apt-get install -y docker.io, start it with: {START_DOCKERD}")
+    return f"the Docker daemon does not answer ({why}); start it with: {START_DOCKERD}"
 
 
 def _has_runtime(cli: str, runtime: str) -> bool:
     try:
         done = subprocess.run([cli, "info", "--format", "{{json .Runtimes}}"], capture_output=True,
-                              text=True, timeout=10)
+                              text=True, timeout=CLI_SECONDS)
     except (OSError, subprocess.TimeoutExpired):
         return False
     return done.returncode == 0 and f'"{runtime}"' in done.stdout
@@ -133,8 +160,9 @@ class ContainerBackend(Backend):
         cli = container_cli()
         if cli is None:
             return f"no Docker or Podman here; install one: {INSTALL}"
-        if not _answers(cli, "info"):
-            return f"{os.path.basename(cli)} is installed but its daemon does not answer (start dockerd)"
+        why = _daemon_missing(cli)
+        if why is not None:
+            return why
         if not _answers(cli, "image", "inspect", IMAGE):
             return f"the image {IMAGE} is not built; build it with: safe-eval sandbox build-image"
         return None
@@ -165,4 +193,7 @@ class ContainerBackend(Backend):
         super().close()
         names, self._names = self._names, []
         if names:
-            subprocess.run([self.cli, "rm", "-f", *names], capture_output=True)
+            try:  # a daemon that does not answer must not hang the host's close
+                subprocess.run([self.cli, "rm", "-f", *names], capture_output=True, timeout=CLI_SECONDS)
+            except (OSError, subprocess.TimeoutExpired):
+                pass

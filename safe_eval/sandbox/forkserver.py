@@ -28,6 +28,12 @@ from safe_eval.sandbox.zygote import MAX_PACKET
 __all__ = ["ForkedProcess", "Zygote", "shutdown", "zygote_for"]
 
 START_SECONDS = 30.0
+# Every exchange on the control socket is bounded: a zygote that does not answer in time (wedged,
+# or compromised by a worker it forked before it was locked down) is killed and the request
+# fails with a typed error, never a host thread blocked for ever. A spawn answers after one
+# fork; a wait is asked only once the worker's pidfd says it has ended.
+SPAWN_SECONDS = 10.0
+REAP_SECONDS = 2.0
 # builds the zygote's command line: (host directory bound as the workspaces root, control fd)
 ArgvFactory = Callable[[str, int], list[str]]
 
@@ -80,26 +86,40 @@ class Zygote:
             self._stop()
             shutil.rmtree(self.root, ignore_errors=True)
 
-    def _request(self, message: dict[str, Any], fds: list[int]) -> tuple[dict[str, Any], list[int]]:
-        """One request and its answer (the caller holds the lock)."""
+    def _request(self, message: dict[str, Any], fds: list[int],
+                 seconds: float) -> tuple[dict[str, Any], list[int]]:
+        """One request and its answer within ``seconds`` (the caller holds the lock). A zygote
+        that does not answer in time, or answers with anything but a JSON object, is stopped:
+        ``SandboxUnavailable``."""
         sock = self._sock
         if sock is None or self._proc is None or self._proc.poll() is not None:
             self._stop()
             sock = self._start()
         data = json.dumps(message).encode()
+        sock.settimeout(seconds)  # sends and receives alike: a zygote that stops reading too
         try:
             if fds:
                 socket.send_fds(sock, [data], fds)
             else:
                 sock.send(data)
             answer, got, _, _ = socket.recv_fds(sock, MAX_PACKET, 1)
+        except TimeoutError:
+            self._stop()
+            raise SandboxUnavailable(f"the sandbox zygote did not answer within {seconds:g}s; "
+                                     "it was killed") from None
         except OSError:
             answer, got = b"", []
-        if not answer:
+        try:
+            reply = json.loads(answer) if answer else None
+        except (ValueError, RecursionError):
+            reply = None
+        if type(reply) is not dict:
+            for fd in got:
+                os.close(fd)
             self._stop()
-            raise SandboxUnavailable("the sandbox zygote ended")
-        reply = json.loads(answer)
-        return (reply if type(reply) is dict else {}), got
+            raise SandboxUnavailable("the sandbox zygote ended" if not answer
+                                     else "the sandbox zygote answered with garbage; it was killed")
+        return reply, got
 
     # -- workers ---------------------------------------------------------------------------
     def spawn(self, workspace_name: str, config: dict[str, Any]) -> ForkedProcess:
@@ -109,7 +129,7 @@ class Zygote:
         try:
             with self._lock:
                 request = {"op": "spawn", "workspace": workspace_name, "config": config}
-                reply, fds = self._request(request, theirs)
+                reply, fds = self._request(request, theirs, SPAWN_SECONDS)
         except BaseException:
             for r, w in pipes:
                 os.close(r)
@@ -117,12 +137,23 @@ class Zygote:
             raise
         for fd in theirs:
             os.close(fd)
+        ours = (pipes[0][1], pipes[1][0], pipes[2][0])
+        why = None
         if type(reply.get("pid")) is not int or len(fds) != 1:
-            for fd in (pipes[0][1], pipes[1][0], pipes[2][0], *fds):
+            why = "the sandbox zygote could not fork a worker"
+        else:
+            try:
+                host_pid = _host_pid(fds[0])
+            except (OSError, ValueError, SandboxUnavailable):  # not a live worker's pidfd
+                why = "the sandbox zygote answered a spawn without a live worker"
+        if why is not None:  # a zygote gone wrong: the next spawn starts a fresh one
+            for fd in (*ours, *fds):
                 os.close(fd)
-            raise SandboxUnavailable("the sandbox zygote could not fork a worker")
-        return ForkedProcess(self, reply["pid"], fds[0], os.fdopen(pipes[0][1], "wb"),
-                             os.fdopen(pipes[1][0], "rb"), os.fdopen(pipes[2][0], "rb"))
+            with self._lock:
+                self._stop()
+            raise SandboxUnavailable(why)
+        return ForkedProcess(self, reply["pid"], fds[0], host_pid, os.fdopen(ours[0], "wb"),
+                             os.fdopen(ours[1], "rb"), os.fdopen(ours[2], "rb"))
 
     def reap(self, pid: int) -> int:
         """The wait status of a worker that has ended (SIGKILL when the zygote is gone)."""
@@ -133,7 +164,7 @@ class Zygote:
             if self._sock is None or self._proc is None or self._proc.poll() is not None:
                 return signal.SIGKILL
             try:
-                reply, fds = self._request({"op": "wait", "pid": pid}, [])
+                reply, fds = self._request({"op": "wait", "pid": pid}, [], REAP_SECONDS)
             except SandboxUnavailable:
                 return signal.SIGKILL
         for fd in fds:
@@ -143,22 +174,28 @@ class Zygote:
 
 
 def _host_pid(pidfd: int) -> int:
+    """The host pid behind a pidfd the zygote sent. Only a live process's: the kernel reports
+    -1 for one already reaped and 0 for one outside our pid namespace, and the host signals this
+    pid's process group (``killpg(0)`` would be the host's own)."""
     with open(f"/proc/self/fdinfo/{pidfd}") as info:
         for line in info:
             if line.startswith("Pid:"):
-                return int(line.split()[1])
-    raise SandboxUnavailable("the kernel does not report a pidfd's pid")
+                pid = int(line.split()[1])
+                if pid > 1:
+                    return pid
+                break
+    raise SandboxUnavailable("the zygote's answer names no live worker")
 
 
 class ForkedProcess:
     """A worker forked by a zygote, with the part of ``subprocess.Popen`` a worker uses."""
 
-    def __init__(self, zygote: Zygote, ns_pid: int, pidfd: int, stdin: IO[bytes], stdout: IO[bytes],
-                 stderr: IO[bytes]) -> None:
+    def __init__(self, zygote: Zygote, ns_pid: int, pidfd: int, host_pid: int, stdin: IO[bytes],
+                 stdout: IO[bytes], stderr: IO[bytes]) -> None:
         self._zygote = zygote
         self._ns_pid = ns_pid
         self._pidfd: int | None = pidfd
-        self.pid = _host_pid(pidfd)  # also its process group: it called setsid
+        self.pid = host_pid  # also its process group: it called setsid
         self.stdin: IO[bytes] | None = stdin
         self.stdout: IO[bytes] | None = stdout
         self.stderr: IO[bytes] | None = stderr

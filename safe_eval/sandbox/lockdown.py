@@ -4,7 +4,11 @@ Applied in the child rather than in a ``preexec_fn`` (which forks a threaded hos
 after the worker has imported what it needs and before any guest code exists:
 
 1. rlimits: address space, CPU seconds, file size, open files (and processes once not root);
-2. a non-root uid/gid (65534) when started as root;
+2. a non-root uid/gid (65534) when started as root, with no capability left, or only
+   ``CAP_DAC_READ_SEARCH`` when the interpreter lives where uid 65534 cannot read it
+   (``keep_read``: pyenv under a 0700 ``/root``; Landlock then says what it reads); in every
+   case an empty bounding set and ``no_new_privs``, so nothing the worker could exec regains
+   a privilege;
 3. Landlock (``landlockpy``, when installed and the kernel has it): read only the given paths,
    write only the workspace, no TCP, no signals or abstract sockets outside the domain;
 4. seccomp (``pyseccomp``, when installed): ``socket``, ``ptrace``, ``mount``, ``bpf`` and other
@@ -45,6 +49,14 @@ _DENIED_SYSCALLS = (
     # hardware ports, kernel module and accounting surface an unprivileged process never needs
     "iopl", "ioperm", "kcmp", "lookup_dcookie", "uselib", "vhangup", "quotactl_fd",
 )
+_CAP_DAC_READ_SEARCH = 2
+_CAP_LAST = 63
+_PR_CAPBSET_DROP = 24
+_PR_SET_KEEPCAPS = 8
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_CAP_AMBIENT = 47
+_PR_CAP_AMBIENT_CLEAR_ALL = 4
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
 # clone(2) flags that make a new namespace: denied whatever else is set
 _CLONE_NEW = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
 
@@ -55,7 +67,7 @@ def apply(spec: Mapping[str, Any]) -> dict[str, bool]:
     preload()  # finding libseccomp runs ldconfig: before any layer forbids it
     _rlimits(spec.get("rlimits", {}))
     applied["rlimits"] = True
-    applied["uid"] = _drop_root(bool(spec.get("drop_root", True)))
+    applied["uid"] = _drop_root(bool(spec.get("drop_root", True)), keep_read=bool(spec.get("keep_read")))
     landlock = bool(spec.get("landlock"))
     applied["landlock"] = _landlock(spec.get("read", ()), spec.get("write", ())) if landlock else False
     applied["seccomp"] = _seccomp(bool(spec.get("block_exec"))) if spec.get("seccomp") else False
@@ -88,17 +100,52 @@ def _rlimits(limits: Mapping[str, int]) -> None:
         resource.setrlimit(which, (value, hard_value))
 
 
-def _drop_root(wanted: bool) -> bool:
-    if os.getuid() != 0:
-        return True
-    if not wanted:
-        return False
-    os.setgroups([])
-    os.setresgid(NOBODY, NOBODY, NOBODY)
-    os.setresuid(NOBODY, NOBODY, NOBODY)
-    # processes are counted per uid once we are not root: no fork bombs
-    resource.setrlimit(resource.RLIMIT_NPROC, (64, 64))
-    return True
+def _drop_root(wanted: bool, *, keep_read: bool = False) -> bool:
+    """uid/gid 65534 when root (``wanted``), with no capability, or only CAP_DAC_READ_SEARCH
+    (``keep_read``); in every case no_new_privs. True when the worker is not root."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    root = os.getuid() == 0
+    if root and wanted:
+        keep = 1 << _CAP_DAC_READ_SEARCH if keep_read else 0
+        # the bounding set needs CAP_SETPCAP to shrink: before the uid changes
+        for cap in range(_CAP_LAST + 1):
+            if not keep >> cap & 1 and libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+                break  # past the last capability this kernel knows
+        if keep:  # the permitted set survives the uid change only with keep-caps
+            _prctl(libc, _PR_SET_KEEPCAPS, 1, "keep-caps")
+        os.setgroups([])
+        os.setresgid(NOBODY, NOBODY, NOBODY)
+        os.setresuid(NOBODY, NOBODY, NOBODY)
+        if keep:
+            _capset(libc, keep)
+            _prctl(libc, _PR_SET_KEEPCAPS, 0, "keep-caps")
+        # processes are counted per uid once we are not root: no fork bombs
+        resource.setrlimit(resource.RLIMIT_NPROC, (64, 64))
+    libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    _prctl(libc, _PR_SET_NO_NEW_PRIVS, 1, "no_new_privs")
+    return not root or wanted
+
+
+def _prctl(libc: Any, option: int, value: int, what: str) -> None:
+    if libc.prctl(option, value, 0, 0, 0) != 0:
+        import ctypes
+
+        err = ctypes.get_errno()
+        raise OSError(err, f"prctl {what}: {os.strerror(err)}")
+
+
+def _capset(libc: Any, caps: int) -> None:
+    """Effective and permitted sets = ``caps`` (capabilities 0-31), inheritable empty."""
+    import ctypes
+    import struct
+
+    header = ctypes.create_string_buffer(struct.pack("Ii", _LINUX_CAPABILITY_VERSION_3, 0))
+    data = ctypes.create_string_buffer(struct.pack("6I", caps, caps, 0, 0, 0, 0))
+    if libc.capset(header, data) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"capset: {os.strerror(err)}")
 
 
 def _landlock(read: Iterable[str], write: Iterable[str]) -> bool:

@@ -30,7 +30,7 @@ from safe_eval.errors import (
 )
 from safe_eval.sandbox import codec
 from safe_eval.sandbox.cgroup import ProcessLimit
-from safe_eval.sandbox.protocol import MAX_LINE, dumps, error_data, error_from_data, parse_message
+from safe_eval.sandbox.protocol import MAX_LINE, dumps, error_data, error_from_data, oversized, parse_message
 
 __all__ = ["ProcessHandle", "WorkerProcess", "spawn"]
 
@@ -275,9 +275,16 @@ class WorkerProcess:
 
     def send(self, message: dict[str, Any], deadline: float) -> bool:
         """Write one message before ``deadline``; False (nothing more written) when the worker
-        did not take it in time, ``SandboxCrashed`` when it closed its input."""
+        did not take it in time, ``SandboxCrashed`` when it closed its input. A message the
+        worker would refuse as too large (``protocol.oversized``, the bound the host puts on the
+        worker's lines) is ``SandboxValueError``, nothing written: a run whose values do not
+        fit is refused before it starts, the worker untouched."""
         message["jsonrpc"] = "2.0"
-        view = memoryview(dumps(message))
+        line = dumps(message)
+        why = oversized(line)
+        if why is not None:
+            raise SandboxValueError(f"too large to cross the sandbox boundary: {why}")
+        view = memoryview(line)
         while view:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -309,13 +316,17 @@ class WorkerProcess:
         if not self.send({"id": 1, "method": method, "params": params}, deadline):
             self._too_slow(seconds)
         printed = 0
+        # the pieces of one guest write so far (``protocol.PRINT_CHUNK``): shown once the write
+        # is whole, so a write the output limit cuts is not shown, as in process
+        pending: list[str] = []
         while True:
             msg = self._next_message(deadline)
             if msg is None:
                 self._too_slow(seconds)
             kind = msg.get("method")
             if kind == "print":
-                text = (msg.get("params") or {}).get("text") if type(msg.get("params")) is dict else None
+                note = msg.get("params")
+                text = note.get("text") if type(note) is dict else None
                 if type(text) is not str:
                     raise self._crashed("the sandbox worker sent malformed output")
                 printed += len(text)
@@ -323,7 +334,10 @@ class WorkerProcess:
                     self.kill()
                     raise OutputLimit("too much output; the worker was killed", value=output_limit,
                                       reached=printed)
-                on_print(text)
+                pending.append(text)
+                if type(note) is not dict or note.get("more") is not True:
+                    on_print("".join(pending))
+                    pending.clear()
             elif kind == "denied":
                 self._denied(msg, on_denied)
             elif kind == "refused":
@@ -333,7 +347,7 @@ class WorkerProcess:
                 # limit like any other (tools are host code: they are not interrupted, the run
                 # ends when the answer would go back)
                 reply = self._tool_reply(msg, on_tool, denials_end_the_run)
-                if time.monotonic() >= deadline or not self.send(reply, deadline):
+                if time.monotonic() >= deadline or not self._send_reply(reply, deadline):
                     self._too_slow(seconds)
             elif kind is None and msg.get("id") == 1:
                 if "error" in msg:
@@ -347,6 +361,15 @@ class WorkerProcess:
                 return msg.get("result")
             else:
                 raise self._crashed("the sandbox worker sent an unexpected message")
+
+    def _send_reply(self, reply: dict[str, Any], deadline: float) -> bool:
+        """Answer a tool call; a result too large to cross is the guest's ``SandboxValueError``
+        (as one that is not plain data is), not a line the worker would misread."""
+        try:
+            return self.send(reply, deadline)
+        except SandboxValueError as exc:
+            return self.send({"id": reply.get("id"), "error": {
+                "code": -32001, "message": "SandboxValueError", "data": error_data(exc)}}, deadline)
 
     def _denied(self, msg: dict[str, Any], on_denied: DenialHandler | None) -> None:
         params = msg.get("params")

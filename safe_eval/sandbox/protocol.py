@@ -37,6 +37,7 @@ from safe_eval.errors import (
 __all__ = [
     "MAX_ITEMS",
     "MAX_LINE",
+    "PRINT_CHUNK",
     "dumps",
     "error_data",
     "error_from_data",
@@ -53,6 +54,11 @@ __all__ = [
 # and refuses a value that would not fit with ``SandboxValueError``.
 MAX_LINE = 16 * 1024 * 1024
 MAX_ITEMS = 1_000_000
+# Guest output goes out in ``print`` notifications of at most this many characters (one write
+# may be split; every piece but the last says ``"more": true``): at 6 bytes a character at worst
+# (``\u0000`` escapes) a piece stays well within ``MAX_LINE``, so output of any size is output,
+# counted against the run's output limit, never a line the host must refuse.
+PRINT_CHUNK = 1 << 20
 _SCAN_FROM = 64 * 1024  # a shorter line cannot build more than a few MiB: not scanned
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
 _MAX_TEXT = 64 * 1024  # error messages, tracebacks lines: kept to this many characters
@@ -125,13 +131,17 @@ def _opt_num(value: Any, what: str) -> float | int | None:
 # -- errors as data --------------------------------------------------------------------------
 
 def error_data(exc: BaseException) -> dict[str, Any]:
-    """The wire form of an error raised in the worker (the worker side of ``error_from_data``)."""
+    """The wire form of an error raised in the worker (the worker side of ``error_from_data``).
+    Texts the guest chose (a message, a refused source) are cut here to what the host keeps
+    (``_MAX_TEXT``): a guest error with a 20 MiB message is that error, not an answer too large
+    for the wire."""
     if isinstance(exc, PolicyViolation):
-        return {"kind": "PolicyViolation", "source": exc.source,
+        return {"kind": "PolicyViolation", "source": exc.source[:_MAX_TEXT],
                 "diagnostics": [d.to_dict() for d in exc.diagnostics]}
     if isinstance(exc, GuestError):
-        return {"kind": "GuestError", "type": exc.type_name, "message": exc.message,
-                "traceback": [f.to_dict() for f in exc.traceback]}
+        frames = [{**f.to_dict(), "source_line": f.source_line[:_MAX_TEXT]} for f in exc.traceback]
+        return {"kind": "GuestError", "type": exc.type_name[:_MAX_TEXT], "message": exc.message[:_MAX_TEXT],
+                "traceback": frames}
     if isinstance(exc, LimitExceeded):
         return {"kind": type(exc).__name__ if type(exc).__name__ in _LIMITS else "LimitExceeded",
                 "detail": exc.detail, "value": exc.value, "reached": exc.reached, "line": exc.line,

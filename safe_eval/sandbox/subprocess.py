@@ -7,13 +7,15 @@ packages it needs, write only the workspace, no TCP) and seccomp (no sockets, no
 namespaces) when ``landlockpy``/``pyseccomp`` are installed and the kernel has them. There is no
 pid or network namespace: ``cpython`` mode (plain CPython) is refused here.
 
-Started as root with an interpreter that uid 65534 cannot read (pyenv under a 0700 ``/root``,
-with no system interpreter of the same version), the worker keeps uid 0: after the drop it
-could not read the rest of its own standard library (imports are lazy), nor ``libpythonX.Y.so``.
-The root worker is still confined by Landlock (read only the interpreter and packages, write
-only the workspace), seccomp and the rlimits; the layers it reports say ``uid: false``.
-Not done yet: a hard-linked copy of the interpreter tree in a world-readable directory made at
-first use (same file system only) would let it drop root as well.
+Started as root, the worker always becomes uid/gid 65534 with no capability, a bounding set
+with at most the one below, and ``no_new_privs``: never more rights than the host user. When
+what it runs lives where uid 65534 cannot read it (pyenv under a 0700 ``/root``, with no
+world-readable system interpreter of the same version; imports are lazy, so it reads its
+standard library after the drop), it keeps one capability, ``CAP_DAC_READ_SEARCH`` (read any
+file), and Landlock limits those reads to the interpreter, its libraries and the worker's
+packages (``lockdown``). A non-root host's worker keeps the host's uid and gets the same
+``no_new_privs``, rlimits, Landlock and seccomp. Its private temporary directory is its
+workspace (its cwd, the one place Landlock lets it write); its environment is empty.
 """
 
 from __future__ import annotations
@@ -40,16 +42,26 @@ def _world_readable(path: str) -> bool:
     return bool(os.stat(path).st_mode & stat.S_IROTH)
 
 
+# where a world-readable system interpreter of this version is looked for
+SYSTEM_BIN = "/usr/bin"
+
+
 def sandbox_python() -> str:
     """This interpreter, or, when a non-root worker could not read it (pyenv under a 0700
-    /root), the system interpreter of the same version."""
+    /root), the system interpreter of the same version if there is one."""
     python = python_executable()
     if os.getuid() != 0 or _world_readable(python):
         return python
     import sys
 
-    system = f"/usr/bin/python{sys.version_info.major}.{sys.version_info.minor}"
+    system = f"{SYSTEM_BIN}/python{sys.version_info.major}.{sys.version_info.minor}"
     return system if os.path.exists(system) and _world_readable(system) else python
+
+
+def needs_read_capability(python: str, roots: list[str]) -> bool:
+    """Whether a worker started by root as uid 65534 must keep CAP_DAC_READ_SEARCH to read
+    its interpreter or its packages."""
+    return os.getuid() == 0 and not all(_world_readable(p) for p in (python, *roots))
 
 
 class SubprocessBackend(Backend):
@@ -62,7 +74,7 @@ class SubprocessBackend(Backend):
         return None
 
     def workspace_owner(self) -> int | None:
-        return NOBODY if os.getuid() == 0 and _world_readable(sandbox_python()) else None
+        return NOBODY if os.getuid() == 0 else None
 
     def worker_argv(self, workspace: Workspace, config: dict[str, Any]) -> tuple[list[str], str | None]:
         python = sandbox_python()
@@ -74,6 +86,7 @@ class SubprocessBackend(Backend):
         spec["read"] = [prefix, "/usr/lib", "/usr/lib64", "/lib", "/lib64", "/etc/ld.so.cache",
                         "/dev/null", "/dev/urandom", *roots.values()]
         spec["write"] = [workspace.path]
-        spec["drop_root"] = _world_readable(python)
+        spec["drop_root"] = True
+        spec["keep_read"] = needs_read_capability(python, list(roots.values()))
         config = {**config, "lockdown": spec}
         return boot_argv(python, paths, config), workspace.path

@@ -23,7 +23,14 @@ from typing import Any, BinaryIO
 
 from safe_eval.errors import SandboxValueError
 from safe_eval.sandbox import codec, lockdown, processes
-from safe_eval.sandbox.protocol import MAX_LINE, dumps, error_data, exception_from_data, oversized
+from safe_eval.sandbox.protocol import (
+    MAX_LINE,
+    PRINT_CHUNK,
+    dumps,
+    error_data,
+    exception_from_data,
+    oversized,
+)
 
 __all__ = ["main", "serve"]
 
@@ -92,8 +99,13 @@ class GuestOutput(io.TextIOBase):
             from safe_eval.errors import OutputLimit
 
             raise OutputLimit("too much output", value=self.limit, reached=self.size)
-        if text:
-            self.channel.send({"method": "print", "params": {"text": text}})
+        # one write of any size crosses as pieces the wire carries (``PRINT_CHUNK``); the host
+        # shows a write once its last piece arrived, so a write the limit cuts is not shown
+        for start in range(0, len(text), PRINT_CHUNK):
+            params: dict[str, Any] = {"text": text[start:start + PRINT_CHUNK]}
+            if start + PRINT_CHUNK < len(text):
+                params["more"] = True
+            self.channel.send({"method": "print", "params": params})
         return len(text)
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 import safe_eval
-from safe_eval.errors import SandboxCrashed, TimeLimit
+from safe_eval.errors import SandboxCrashed, SandboxUnavailable, TimeLimit
 from safe_eval.sandbox import Backend
 from safe_eval.sandbox.bwrap import BwrapBackend
 from safe_eval.sandbox.process import tagged_pids
@@ -154,3 +154,89 @@ def test_a_value_too_large_for_the_wire_is_refused_in_the_worker_as_a_value_erro
 
     with pytest.raises(SandboxValueError):
         safe_eval.safe_eval("'x' * (20 << 20)", sandbox="subprocess", limits={"memory": 1 << 28})
+
+
+# -- the zygote's control socket ---------------------------------------------------------------
+# The zygote forks every bwrap worker; it runs no guest code, but it shares a pid namespace and
+# a file system view with the workers it forks. Whatever it does with its control socket (goes
+# silent, answers with garbage, names a worker that is gone), the host gets a typed error in a
+# bounded time and the zygote is killed. The "zygote" here is a script playing that part.
+
+FAKE_ZYGOTE = """
+import json, os, socket, sys, time
+control = socket.socket(fileno=int(json.loads(sys.argv[1])["control"]))
+control.send(b'{"ready": 1}')
+def request():
+    data, fds, _, _ = socket.recv_fds(control, 1 << 16, 3)
+    return json.loads(data), fds
+BODY
+"""
+# answers a spawn with a real child that ends at once (its output closes), then never answers
+_SPAWN_ONE = """
+msg, fds = request()
+pid = os.fork()
+if pid == 0:
+    os._exit(3)
+for fd in fds:
+    os.close(fd)
+pidfd = os.pidfd_open(pid)
+"""
+ZYGOTE_BODIES = {
+    "silent": "request()\ntime.sleep(120)",
+    "garbage": "request()\ncontrol.send(b'not json')\ntime.sleep(120)",
+    "reaped-worker": _SPAWN_ONE + "os.waitpid(pid, 0)\n"
+                     "socket.send_fds(control, [json.dumps({'pid': pid}).encode()], [pidfd])\ntime.sleep(120)",
+    "silent-on-wait": _SPAWN_ONE + "socket.send_fds(control, [json.dumps({'pid': pid}).encode()], [pidfd])\n"
+                      "request()\ntime.sleep(120)",
+}
+
+
+class FakeZygoteBackend(BwrapBackend):
+    """The bwrap backend's zygote path, with a scripted zygote (no bubblewrap needed)."""
+
+    def __init__(self, body: str) -> None:
+        from safe_eval.sandbox.forkserver import Zygote
+
+        script = FAKE_ZYGOTE.replace("BODY", body)
+        self.fake = Zygote(lambda root, control: [sys.executable, "-I", "-S", "-c", script,
+                                                  json.dumps({"control": control})])
+        super().__init__(pool_size=0)
+
+    @classmethod
+    def unavailable(cls):
+        return None
+
+    def _zygote(self):
+        return self.fake
+
+    def close(self) -> None:
+        # the script dies first: a host thread still blocked on it (the bug) then sees the
+        # socket close, so the test fails instead of hanging with it
+        proc = self.fake._proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+        super().close()
+        self.fake.close()
+
+
+@pytest.fixture
+def short_control_bounds(monkeypatch):
+    from safe_eval.sandbox import forkserver
+
+    monkeypatch.setattr(forkserver, "SPAWN_SECONDS", 1.0)
+    monkeypatch.setattr(forkserver, "REAP_SECONDS", 0.5)
+
+
+@pytest.mark.parametrize(("body", "error"), [
+    pytest.param("silent", SandboxUnavailable, id="silent-on-spawn"),
+    pytest.param("garbage", SandboxUnavailable, id="garbage"),
+    pytest.param("reaped-worker", SandboxUnavailable, id="names-a-reaped-worker"),
+    pytest.param("silent-on-wait", SandboxCrashed, id="silent-on-wait"),
+])
+def test_a_zygote_gone_wrong_cannot_hang_the_host(short_control_bounds, body, error):
+    with FakeZygoteBackend(ZYGOTE_BODIES[body]) as backend:
+        outcome = within(10, lambda: backend.run("1", limits={"time": 1}))
+        assert isinstance(outcome, error), outcome
+        # the zygote was killed, not left holding the lock for the next spawn
+        zygote = backend.fake
+        assert zygote._proc is None or zygote._proc.poll() is not None
