@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from safe_eval import safe_eval
+from safe_eval import Evaluator, expose, safe_eval
 
 # Evaluation 2: the state every write path below tries to change.
 PROBE = (
@@ -183,3 +183,21 @@ def test_no_class_level_read_hands_out_a_host_python_method(module: str) -> None
     handed = safe_eval(code, {"pairs": pairs})
     # what was read is guest code (the guest standard library), never a host function
     assert all("<function" in text and "at 0x" not in text for _, _, text in handed), handed
+
+
+# -- an object the host exposes to every run (red team rt-exit, finding 2) ------------------------
+class _Catalog:
+    """A long-lived host object a server exposes to each user's run, read-only."""
+
+    def __init__(self) -> None:
+        self.prices = {"apple": 1, "pear": 2}
+        self.featured = ["apple"]
+
+
+def test_an_object_exposed_to_every_run_keeps_what_one_run_wrote_into_its_attributes_to_itself() -> None:
+    catalog = _Catalog()
+    env = {"catalog": expose(catalog, attrs=["prices", "featured"])}
+    ev = Evaluator()
+    ev.exec("p = catalog.prices\np['apple'] = 0\nf = catalog.featured\nf[0] = 'pear'\nf.append('free')", env)
+    assert ev.eval("(catalog.prices, catalog.featured)", env) == ({"apple": 1, "pear": 2}, ["apple"])
+    assert (catalog.prices, catalog.featured) == ({"apple": 1, "pear": 2}, ["apple"])
