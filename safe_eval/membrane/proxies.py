@@ -17,7 +17,7 @@
   ``Type.attr(value)``, decided by the policy and seen by the audit hook like any other, and
   the host stores the plain copy (``policy/plain.py``) the rule decided on; a value that cannot
   be copied whole (a guest object) is refused. It is the only write: a declared attribute
-  is read as the guest's own copy of the builtin containers in it (``_own_copy``), so an
+  is read as the guest's own copy of the builtin containers in it (``owned.own_copy``), so an
   in-place change (``p.tags.append(x)``) never reaches the host object.
 
 Naming (what a policy rule names): a callable or host exception class from ``env`` is the tool
@@ -47,6 +47,7 @@ from safe_eval.errors import PolicyViolation, SafeEvalError
 from safe_eval.interpreter.annotations import register_stand_in
 from safe_eval.limits.watchdog import back_in_run, host_code
 from safe_eval.membrane.admission import register_membrane_type
+from safe_eval.membrane.owned import own_copy, own_exception
 from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, register_type_view
 from safe_eval.policy.plain import register_handle
 
@@ -100,7 +101,7 @@ class Tool:
         except SafeEvalError:
             raise
         except Exception as exc:  # a host error: re-created clean, raised outside this handler
-            error = guest_exception(exc)
+            error = guest_exception(own_exception(exc))  # the host keeps its own
         else:
             return enter_value(result)
         raise error
@@ -241,7 +242,7 @@ class HostProxy:
         decl = self._decl
         if name in decl.attrs or name in decl.writable:
             # the guest's own copy: a write into it never reaches the host object undecided
-            return enter_value(_own_copy(getattr(self._obj, name)))
+            return enter_value(own_copy(getattr(self._obj, name)))
         if name in decl.methods:
             return Tool(_KEY, f"{self._label}.{name}", getattr(self._obj, name))
         raise AttributeError(f"'{self._label}' object attribute '{name}' is not exposed to safe-eval")
@@ -271,68 +272,10 @@ class HostProxy:
         except SafeEvalError:
             raise
         except Exception as exc:  # a host setter's error, re-created clean
-            error = guest_exception(exc)
+            error = guest_exception(own_exception(exc))  # the host keeps its own
         else:
             return
         raise error
-
-
-# The builtin containers the exit check lets through as they are (``attributes._exit``): each
-# one read from an exposed object is rebuilt, so the guest never holds the host's own.
-_MUTABLE = (list, dict, set, bytearray)
-_REBUILT = (list, dict, set, bytearray, tuple, frozenset)
-_COPY_DEPTH = 100  # as deep as ``crossing`` enters: deeper data is refused there anyway
-
-
-def _own_copy(value: Any) -> Any:
-    """``value``, read from an exposed object's declared attribute, as the guest may hold it:
-    exact ``list``/``dict``/``set``/``bytearray`` copied (and those inside tuples, frozensets and
-    each other), so a guest write into it (``profile.tags.append(...)``, ``d[k] = v``) changes
-    its copy, never the host's object: writing an attribute is only ever the decided tool call
-    ``Type.attr(value)``. Other values are returned as they are (the entry converts host
-    objects; plain scalars and registered data types are immutable or refused on exit). Copying
-    is charged to the running budget, one op per item, as ``list(x)`` is."""
-    if type(value) not in _REBUILT:
-        return value
-    return _copied(value, {}, 0)
-
-
-def _copied(value: Any, memo: dict[int, Any], depth: int) -> Any:
-    tp = type(value)
-    if tp not in _REBUILT or depth > _COPY_DEPTH:
-        return value
-    done = memo.get(id(value))
-    if done is not None:
-        return done  # shared or cyclic: copied once, as deepcopy keeps the shape
-    _pay(len(value))
-    if tp is bytearray:
-        copy: Any = bytearray(value)
-    elif tp is dict:
-        copy = memo[id(value)] = {}
-        for k, v in list(value.items()):
-            copy[_copied(k, memo, depth + 1)] = _copied(v, memo, depth + 1)
-        return copy
-    elif tp is list or tp is set:
-        copy = memo[id(value)] = [] if tp is list else set()
-        items = [_copied(v, memo, depth + 1) for v in list(value)]
-        if tp is list:
-            copy.extend(items)
-        else:
-            copy.update(items)
-        return copy
-    else:  # tuple, frozenset: immutable, rebuilt only when something inside was copied
-        items = [_copied(v, memo, depth + 1) for v in value]
-        copy = value if all(a is b for a, b in zip(items, value, strict=True)) else tp(items)
-    memo[id(value)] = copy
-    return copy
-
-
-def _pay(items: int) -> None:
-    from safe_eval.limits.budget import current
-
-    budget = current()
-    if budget is not None:
-        budget.charge(items)
 
 
 # How an exposed object prints: its host class name and the attributes the host declared
@@ -469,7 +412,7 @@ class HostIterator:
         except SafeEvalError:
             raise
         except Exception as exc:
-            error = guest_exception(exc)
+            error = guest_exception(own_exception(exc))  # the host keeps its own
         else:
             return enter_value(item)
         finally:
