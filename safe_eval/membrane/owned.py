@@ -88,9 +88,19 @@ def _pay(items: int) -> None:
 
 def own_exception(exc: BaseException) -> BaseException:
     """``exc``, raised or returned by host code, as the guest's own copy (see the module
-    docstring); ``exc`` itself when it is the guest's or its C constructor refuses its args."""
-    copy = _rebuilt(exc, {})
-    return exc if copy is None else copy
+    docstring). Never raises, and never hands over the host's object when the copy cannot be
+    made (a C constructor refusing its own args, a guest ``__hash__`` failing while a dict it
+    holds is rebuilt): a ``RuntimeError`` naming the type stands for it then."""
+    try:
+        copy = _rebuilt(exc, {})
+    except SafeEvalError:
+        raise  # a limit reached while copying ends the run as any other
+    except Exception:  # guest code run while copying (a key's __hash__) failed
+        copy = None
+    if copy is None:
+        return RuntimeError(f"host code raised {type(exc).__name__}, which cannot be handed to "
+                            "guest code")
+    return copy
 
 
 _BASE = BaseException.__dict__  # the C fields, read and written past a host class's overrides
@@ -101,7 +111,8 @@ _GROUP: Any = getattr(builtins, "BaseExceptionGroup", None)  # 3.11+
 
 def _rebuilt(exc: BaseException, memo: dict[int, BaseException]) -> BaseException | None:
     """The copy of ``exc`` (None: more exceptions than ``_MAX_CHAIN`` in one hand-over, or one
-    whose C constructor refuses its own args)."""
+    whose C constructor refuses its own args). Dict keys and set items are hashed again where a
+    container in it is rebuilt: a guest object there runs its ``__hash__``, as guest code."""
     if isinstance(exc, SafeEvalError) or is_guest_made(exc):
         return exc
     done = memo.get(id(exc))

@@ -321,3 +321,22 @@ def test_the_guest_sees_all_it_saw_of_a_host_exception_in_its_copy(kind: str) ->
     handler, want = SEEN_THROUGH_THE_COPY[kind]
     code = f"r = None\ntry:\n    raiser({kind!r})\n{handler}\nr"
     assert safe_eval(code, {"raiser": _raiser, "QuotaError": QuotaError}) == want
+
+
+def test_a_host_exception_that_cannot_be_copied_is_never_handed_over_itself() -> None:
+    # the exception holds a dict keyed by the guest's object; rebuilding the dict hashes the key
+    # again, and the guest's __hash__ fails on its second call: the guest gets a RuntimeError
+    # naming the type, not the host's object (which it could write into)
+    raised: list[BaseException] = []
+
+    def boom(key: Any) -> None:
+        error = LookupError({key: ["host"]})
+        raised.append(error)
+        raise error
+
+    code = ("class K:\n    calls = 0\n    def __hash__(self):\n        K.calls += 1\n"
+            "        if K.calls > 1:\n            raise ValueError('second hash')\n        return 1\n"
+            "try:\n    boom(K())\nexcept Exception as e:\n    r = (type(e).__name__, str(e))\nr")
+    assert safe_eval(code, {"boom": boom}) == (
+        "RuntimeError", "host code raised LookupError, which cannot be handed to guest code")
+    assert not hasattr(raised[0], "__notes__") and list(raised[0].args[0].values()) == [["host"]]
