@@ -44,7 +44,7 @@ from typing import Any
 
 from safe_eval.interpreter.identity import is_guest_class
 
-__all__ = ["UNRESOLVED", "class_annotations", "function_annotations", "is_inert",
+__all__ = ["UNRESOLVED", "class_annotations", "function_annotations", "inert_fields", "is_inert",
            "register_stand_in", "resolve"]
 
 UNRESOLVED: Any = object()
@@ -353,6 +353,23 @@ def function_annotations(kept: Mapping[str, ast.expr], globals_: Mapping[str, An
         value = resolve(node, spaces)
         if value is not UNRESOLVED:
             out[key] = value
+    return out
+
+
+def inert_fields(fields: Mapping[Any, Any]) -> dict[str, Any]:
+    """Field annotations a call hands over as values rather than as class-body text: the
+    ``__annotations__`` of ``type(name, bases, ns)`` and the fields of ``TypedDict(name, {...})``.
+    Each value is kept when it is inert (``is_inert``: a class, or a typing form with no text in
+    it) and is ``typing.Any`` otherwise (a string, a ``ForwardRef``, ``list["..."]``, a guest
+    object): host ``get_type_hints`` evaluates text it finds there with host rights. Field names
+    must be exact ``str`` (a guest ``str`` subclass would run its ``__hash__``/``__eq__`` when
+    host code looks the name up). ``fields`` is an exact dict the caller holds (no guest code
+    runs to read it)."""
+    out: dict[str, Any] = {}
+    for key, value in list(dict.items(fields) if type(fields) is dict else fields.items()):
+        if type(key) is not str:
+            raise TypeError(f"annotation names must be str, not {type(key).__name__}")
+        out[key] = value if is_inert(value) else typing.Any
     return out
 
 

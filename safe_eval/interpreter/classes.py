@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from safe_eval.interpreter import tracebacks
-from safe_eval.interpreter.annotations import class_annotations
+from safe_eval.interpreter.annotations import class_annotations, inert_fields
 from safe_eval.interpreter.functions import Function
 from safe_eval.interpreter.identity import is_guest_class, register_guest_class
 from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
@@ -231,6 +231,10 @@ def build_dynamic_class(name: Any, bases: Any, namespace: Any) -> type:
         if why is not None:
             raise TypeError(f"class {name} may not define {key} in safe-eval: {why}")
         _store(ns, name, key, value)
+    if "__annotations__" in ns:
+        # values, not the AST a class statement resolves: text in them is what host
+        # ``get_type_hints`` would evaluate (the class statement's annotations never hold any)
+        ns["__annotations__"] = inert_fields(ns["__annotations__"])
     ns.setdefault("__module__", "__main__")  # else type() names the calling host module
     meta = _metaclass(bases or (object,))
     cls = meta(name, bases, ns)

@@ -124,7 +124,14 @@ def register_guest_class(cls: type) -> type:
     class dict is checked against the reviewed dunders here, so a new factory cannot forget
     it. A refused class is disarmed (its unreviewed entries deleted, which resets the type
     slots CPython derived from them) before the error, since instances a metaclass already
-    made (enum members) would otherwise run a guest ``__del__`` when collected."""
+    made (enum members) would otherwise run a guest ``__del__`` when collected.
+
+    Its module is the guest's own, ``__main__``, whatever the call that built it named
+    (``type(name, bases, {'__module__': ...})``, enum's ``module=``, the caller's module enum
+    reads off the stack): host pickle, copyreg and inspect import the module a class names,
+    with host rights (the reason ``__module__`` is not writable after creation either)."""
+    if cls.__dict__.get("__module__") != "__main__":
+        type.__setattr__(cls, "__module__", "__main__")
     refused = finished_class_refusals(cls, _is_registered)
     if refused:
         for key in refused:

@@ -23,7 +23,9 @@ wrapped is copied with the wrapped items. Decision table, first match wins:
 ``guest_exception(exc)``: a host exception entering the guest, cleaned in place (identity kept:
 ``except E as e`` must see the object that was raised): no traceback, host objects in ``args``
 and fields replaced by a placeholder naming their type, ``__cause__``/``__context__`` cleaned
-the same way.
+the same way. An exception host code raised or returned (a tool's, the doors in proxies.py, an
+exception value entering here) is first copied (``owned.own_exception``): host code keeps its
+object, which another run may be handed too, and the guest cleans and writes only its copy.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from safe_eval.membrane import allowlists
 from safe_eval.membrane.admission import admitted, register_membrane_type
 from safe_eval.membrane.allowlists import FORBIDDEN_VALUE_TYPES, HOST_TYPE_NAMES, PLAIN_SCALARS
 from safe_eval.membrane.danger import dangerous_callable
+from safe_eval.membrane.owned import own_exception
 from safe_eval.membrane.proxies import (
     Exposed,
     HostExceptionClass,
@@ -254,7 +257,7 @@ def _enter(value: Any, policy: Any, name: str | None, depth: int) -> Any:
         parts = [_enter(p, policy, None, depth + 1) for p in (value.start, value.stop, value.step)]
         return slice(*parts)
     if isinstance(value, BaseException):
-        return guest_exception(value)
+        return guest_exception(own_exception(value))  # the host keeps its own (owned.py)
     if isinstance(value, Exposed):
         return proxy(value)
     if isinstance(value, types.ModuleType):

@@ -16,7 +16,9 @@
   runs host code (a property setter) and hands the host a value: it is the tool call
   ``Type.attr(value)``, decided by the policy and seen by the audit hook like any other, and
   the host stores the plain copy (``policy/plain.py``) the rule decided on; a value that cannot
-  be copied whole (a guest object) is refused.
+  be copied whole (a guest object) is refused. It is the only write: a declared attribute
+  is read as the guest's own copy of the builtin containers in it (``owned.own_copy``), so an
+  in-place change (``p.tags.append(x)``) never reaches the host object.
 
 Naming (what a policy rule names): a callable or host exception class from ``env`` is the tool
 of its env key; a method of an exposed object is ``Type.method``, ``Type`` being the object's
@@ -46,6 +48,7 @@ from safe_eval.interpreter.annotations import register_stand_in
 from safe_eval.limits.watchdog import back_in_run, host_code
 from safe_eval.membrane.admission import register_membrane_type
 from safe_eval.membrane.handed import held, reenter
+from safe_eval.membrane.owned import own_copy, own_exception
 from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, register_type_view
 from safe_eval.policy.plain import register_handle
 
@@ -104,7 +107,7 @@ class Tool:
         except SafeEvalError:
             raise
         except Exception as exc:  # a host error: re-created clean, raised outside this handler
-            error = guest_exception(exc)
+            error = guest_exception(own_exception(exc))  # the host keeps its own
         else:
             return enter_value(result)
         raise error
@@ -244,7 +247,8 @@ class HostProxy:
 
         decl = self._decl
         if name in decl.attrs or name in decl.writable:
-            return enter_value(getattr(self._obj, name))
+            # the guest's own copy: a write into it never reaches the host object undecided
+            return enter_value(own_copy(getattr(self._obj, name)))
         if name in decl.methods:
             return Tool(_KEY, f"{self._label}.{name}", getattr(self._obj, name))
         raise AttributeError(f"'{self._label}' object attribute '{name}' is not exposed to safe-eval")
@@ -274,7 +278,7 @@ class HostProxy:
         except SafeEvalError:
             raise
         except Exception as exc:  # a host setter's error, re-created clean
-            error = guest_exception(exc)
+            error = guest_exception(own_exception(exc))  # the host keeps its own
         else:
             return
         raise error
@@ -414,7 +418,7 @@ class HostIterator:
         except SafeEvalError:
             raise
         except Exception as exc:
-            error = guest_exception(exc)
+            error = guest_exception(own_exception(exc))  # the host keeps its own
         else:
             return enter_value(item)
         finally:

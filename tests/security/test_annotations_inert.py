@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from safe_eval import Evaluator, PolicyViolation, safe_callable, safe_eval, safe_exec
+from safe_eval import Evaluator, GuestError, PolicyViolation, safe_callable, safe_eval, safe_exec
 
 EVIL = "__import__('os').system('touch CANARY') or int"
 # the same payload without a dunder name (restrict refuses ``__import__`` even in an annotation)
@@ -235,3 +235,42 @@ def test_resolving_class_annotations_is_charged_to_the_run() -> None:
     annotated = Evaluator().run("class C:\n    a: 'dict[str, list[int]]' = 1").ops
     # seven nodes (the string, dict[...], dict, str, list[int], list, int), resolved twice
     assert annotated - plain == 14
+
+
+# -- classes built by a call, not a class statement (red team rt-exit, finding 1) ---------------
+# The class statement resolves its annotations; ``type(name, bases, ns)`` kept the namespace's
+# ``__annotations__`` dict as the guest wrote it (the data dunder's type, dict, was its only
+# check), and the functional ``typing.TypedDict`` turned text into a ``ForwardRef``: a host
+# ``get_type_hints`` on the returned class evaluated the text with host rights.
+BUILT_CLASSES = {
+    "type_three_arguments": (
+        f"Row = type('Row', (), {{'__annotations__': {{'a': {EVIL!r}, 'b': int}}}})",
+        {"a": Any, "b": int}),
+    "type_nested_text": (
+        f"Row = type('Row', (), {{'__annotations__': {{'a': list[{EVIL!r}], 'b': list[int]}}}})",
+        {"a": Any, "b": list[int]}),
+    "type_then_dataclass": (
+        "from dataclasses import dataclass\n"
+        f"Row = dataclass(type('Row', (), {{'__annotations__': {{'a': {EVIL!r}}}, 'a': 1}}))",
+        {"a": Any}),
+    "typed_dict_call": (
+        f"from typing import TypedDict\nRow = TypedDict('Row', {{'a': {EVIL!r}, 'b': int}})",
+        {"a": Any, "b": int}),
+}
+
+
+@pytest.mark.parametrize("code, hints", BUILT_CLASSES.values(), ids=BUILT_CLASSES.keys())
+def test_host_reading_type_hints_of_a_class_built_by_a_call_runs_no_model_text(
+        host: list[str], code: str, hints: dict[str, Any]) -> None:
+    cls = safe_exec(code)["Row"]
+    assert typing.get_type_hints(cls) == hints
+    assert inspect.get_annotations(cls, eval_str=True) == hints
+    assert host == []
+
+
+def test_annotation_names_of_a_class_built_by_a_call_are_plain_str() -> None:
+    # a guest str subclass as a name would run its __hash__/__eq__ when host code looks it up
+    code = ("class K(str):\n    def __hash__(self): return 1\n"
+            "type('Row', (), {'__annotations__': {K('a'): int}})")
+    with pytest.raises(GuestError, match="annotation names must be str"):
+        safe_eval(code)

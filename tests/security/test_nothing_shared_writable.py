@@ -10,13 +10,15 @@ pristine state."""
 
 from __future__ import annotations
 
+import builtins
 import math
 import re
+import sys
 from typing import Any
 
 import pytest
 
-from safe_eval import safe_eval
+from safe_eval import Evaluator, expose, safe_eval
 
 # Evaluation 2: the state every write path below tries to change.
 PROBE = (
@@ -183,3 +185,158 @@ def test_no_class_level_read_hands_out_a_host_python_method(module: str) -> None
     handed = safe_eval(code, {"pairs": pairs})
     # what was read is guest code (the guest standard library), never a host function
     assert all("<function" in text and "at 0x" not in text for _, _, text in handed), handed
+
+
+# -- an object the host exposes to every run (red team rt-exit, finding 2) ------------------------
+class _Catalog:
+    """A long-lived host object a server exposes to each user's run, read-only."""
+
+    def __init__(self) -> None:
+        self.prices = {"apple": 1, "pear": 2}
+        self.featured = ["apple"]
+
+
+def test_an_object_exposed_to_every_run_keeps_what_one_run_wrote_into_its_attributes_to_itself() -> None:
+    catalog = _Catalog()
+    env = {"catalog": expose(catalog, attrs=["prices", "featured"])}
+    ev = Evaluator()
+    ev.exec("p = catalog.prices\np['apple'] = 0\nf = catalog.featured\nf[0] = 'pear'\nf.append('free')", env)
+    assert ev.eval("(catalog.prices, catalog.featured)", env) == ({"apple": 1, "pear": 2}, ["apple"])
+    assert (catalog.prices, catalog.featured) == ({"apple": 1, "pear": 2}, ["apple"])
+
+
+# -- exceptions host code hands over (red team rt-exit, finding 3) -------------------------------
+# A tool raised (or returned) the host's own exception object: a module-level instance raised on
+# every miss, or one kept as a ``__cause__``. The guest wrote into it (``add_note``, a list in its
+# ``args`` or ``value``), and the next run (another user's) read what it wrote; cleaning it for
+# the guest also replaced the host's own ``args`` with placeholders.
+class _Row:
+    """A host object the exception carries: the guest sees a placeholder, the host keeps it."""
+
+
+class StoreError(Exception):
+    pass
+
+
+def _host_env(not_found: LookupError) -> dict[str, Any]:
+    """Tools and an exposed object that hand the guest the host's one ``not_found``."""
+
+    def find(name: str) -> None:
+        raise not_found
+
+    def find_wrapped(name: str) -> None:
+        raise StoreError("lookup failed") from not_found
+
+    def last_error() -> BaseException:
+        return not_found
+
+    def rows() -> Any:
+        yield 1
+        raise not_found
+
+    class Box:
+        @property
+        def v(self) -> int:
+            return 0
+
+        @v.setter
+        def v(self, value: int) -> None:
+            raise not_found
+
+    return {"find": find, "find_wrapped": find_wrapped, "last_error": last_error, "rows": rows,
+            "box": expose(Box(), writable=["v"])}
+
+
+WRITES_TO_A_HOST_EXCEPTION = {
+    "note_on_a_raised_exception": "try:\n    find('a')\nexcept LookupError as e:\n    e.add_note('alice: secret')",
+    "list_in_its_args": "try:\n    find('a')\nexcept LookupError as e:\n    e.args[1].append('secret')",
+    "note_on_its_cause": "try:\n    find_wrapped('a')\nexcept Exception as e:\n    c = e.__cause__\n"
+                         "    c.add_note('alice: secret')",
+    "note_on_a_returned_exception": "e = last_error()\ne.add_note('alice: secret')",
+    "note_from_a_host_iterator": "try:\n    for r in rows():\n        pass\nexcept LookupError as e:\n"
+                                 "    e.add_note('alice: secret')",
+    "note_from_a_host_setter": "b = [box][0]\ntry:\n    b.v = 1\nexcept LookupError as e:\n"
+                               "    e.add_note('alice: secret')",
+}
+
+
+@pytest.mark.parametrize("code", WRITES_TO_A_HOST_EXCEPTION.values(), ids=WRITES_TO_A_HOST_EXCEPTION.keys())
+def test_a_host_exception_the_guest_wrote_into_is_pristine_for_the_host_and_the_next_run(code: str) -> None:
+    not_found = LookupError("no such user", ["alice"], _Row())
+    args = not_found.args
+    env = _host_env(not_found)
+    ev = Evaluator()
+    ev.exec(code, env)
+    seen = ev.eval("try:\n    find('b')\nexcept LookupError as e:\n    n = getattr(e, '_' + '_notes_' + '_', None) or []\n"
+                   "    r = (n, e.args[:2])\nr", env)
+    assert seen == ([], ("no such user", ["alice"]))
+    assert not hasattr(not_found, "__notes__")
+    assert not_found.args is args and args[1] == ["alice"] and type(args[2]) is _Row
+
+
+class QuotaError(Exception):
+    """A host exception class whose ``__init__`` takes other parameters than its ``args``."""
+
+    def __init__(self, user: str, limit: int) -> None:
+        super().__init__(f"{user} is over {limit}")
+        self.limit = limit
+
+
+def _raiser(kind: str) -> None:
+    if kind == "os":
+        raise FileNotFoundError(2, "No such file", "data.txt")
+    if kind == "unicode":
+        b"\xff".decode("utf-8")
+    if kind == "quota":
+        raise QuotaError("ann", 5)
+    if kind == "chain":
+        try:
+            {}["k"]
+        except KeyError as e:
+            raise ValueError("bad key") from e
+    if kind == "group":
+        raise builtins.ExceptionGroup("many", [ValueError(1), TypeError(2)])  # 3.11+
+    raise StopIteration(7)
+
+
+SEEN_THROUGH_THE_COPY = {
+    "os": ("except OSError as e:\n    r = (type(e).__name__, e.errno, e.strerror, e.filename, str(e))",
+           ("FileNotFoundError", 2, "No such file", "data.txt", "[Errno 2] No such file: 'data.txt'")),
+    "unicode": ("except UnicodeDecodeError as e:\n    r = (e.encoding, e.start, e.end, e.reason)",
+                ("utf-8", 0, 1, "invalid start byte")),
+    "quota": ("except Exception as e:\n    r = (str(e), e.limit, isinstance(e, QuotaError))",
+              ("ann is over 5", 5, True)),
+    "chain": ("except ValueError as e:\n    r = (str(e), type(e.__cause__).__name__, e.__cause__.args)",
+              ("bad key", "KeyError", ("k",))),
+    "group": ("except* ValueError as g:\n    r = [str(x) for x in g.exceptions]\nexcept* TypeError:\n    pass",
+              ["1"]),
+    "stop": ("except StopIteration as e:\n    r = e.value", 7),
+}
+
+
+@pytest.mark.parametrize("kind", [
+    pytest.param(k, marks=pytest.mark.skipif(k == "group" and sys.version_info < (3, 11), reason="3.11+"))
+    for k in SEEN_THROUGH_THE_COPY])
+def test_the_guest_sees_all_it_saw_of_a_host_exception_in_its_copy(kind: str) -> None:
+    handler, want = SEEN_THROUGH_THE_COPY[kind]
+    code = f"r = None\ntry:\n    raiser({kind!r})\n{handler}\nr"
+    assert safe_eval(code, {"raiser": _raiser, "QuotaError": QuotaError}) == want
+
+
+def test_a_host_exception_that_cannot_be_copied_is_never_handed_over_itself() -> None:
+    # the exception holds a dict keyed by the guest's object; rebuilding the dict hashes the key
+    # again, and the guest's __hash__ fails on its second call: the guest gets a RuntimeError
+    # naming the type, not the host's object (which it could write into)
+    raised: list[BaseException] = []
+
+    def boom(key: Any) -> None:
+        error = LookupError({key: ["host"]})
+        raised.append(error)
+        raise error
+
+    code = ("class K:\n    calls = 0\n    def __hash__(self):\n        K.calls += 1\n"
+            "        if K.calls > 1:\n            raise ValueError('second hash')\n        return 1\n"
+            "try:\n    boom(K())\nexcept Exception as e:\n    r = (type(e).__name__, str(e))\nr")
+    assert safe_eval(code, {"boom": boom}) == (
+        "RuntimeError", "host code raised LookupError, which cannot be handed to guest code")
+    assert not hasattr(raised[0], "__notes__") and list(raised[0].args[0].values()) == [["host"]]

@@ -701,3 +701,64 @@ def test_logging_a_tool_call_never_runs_a_guest_repr(caplog: pytest.LogCaptureFi
                          limits={"time": 5})
     assert seen == []
     assert "note(<G object>, [<G object>, 1, 's'], k={1: <G object>})" in caplog.text
+
+
+# -- an exposed attribute's value is the guest's own copy (red team rt-exit, finding 2) ----------
+# A declared attribute read handed the guest the host's own list/dict/set/bytearray: the guest
+# mutated it in place (``profile.tags.append("admin")``), a write to the host object that no
+# rule decided and no audit hook saw, even where ``deny Profile.tags`` denies assigning it.
+
+
+class Profile:
+    def __init__(self) -> None:
+        self.tags = ["user"]
+        self.limits = {"max": 10, "roles": ["reader"]}
+        self.seen = {"a"}
+        self.blob = bytearray(b"ab")
+        self.pair = (["x"], 1)
+
+
+def _profile_env(profile: Profile) -> dict[str, Any]:
+    return {"profile": expose(profile, attrs=["limits", "seen", "blob", "pair"], writable=["tags"])}
+
+
+IN_PLACE_WRITES = {
+    "append_to_a_writable_list": "t = profile.tags\nt.append('admin')",
+    "augmented_assignment_of_an_item": "t = profile.tags\nt += ['admin']",
+    "item_of_a_read_only_dict": "d = profile.limits\nd['max'] = 10**9",
+    "nested_list_in_a_read_only_dict": "d = profile.limits\nd['roles'].append('admin')",
+    "read_only_set": "s = profile.seen\ns.add('b')",
+    "read_only_bytearray": "b = profile.blob\nb[0] = 0",
+    "list_inside_a_read_only_tuple": "p = profile.pair\np[0].append('y')",
+}
+
+
+@pytest.mark.parametrize("code", IN_PLACE_WRITES.values(), ids=IN_PLACE_WRITES.keys())
+def test_mutating_an_exposed_attribute_in_place_never_changes_the_host_object(code: str) -> None:
+    profile = Profile()
+    events: list[Any] = []
+    ev = Evaluator(parse_policy("deny Profile.tags\nallow *(*)"), audit=events.append)
+    ev.exec(code, _profile_env(profile))
+    assert profile.tags == ["user"]
+    assert profile.limits == {"max": 10, "roles": ["reader"]}
+    assert profile.seen == {"a"}
+    assert profile.blob == bytearray(b"ab")
+    assert profile.pair == (["x"], 1)
+    assert events == []
+
+
+def test_the_guest_still_reads_and_changes_its_copy_of_an_exposed_attribute() -> None:
+    profile = Profile()
+    code = "t = profile.tags\nt.append('mine')\nd = profile.limits\nd['max'] += 1\n(t, d['max'], profile.tags)"
+    assert safe_eval(code, _profile_env(profile)) == (["user", "mine"], 11, ["user"])
+
+
+def test_assigning_a_changed_copy_back_is_the_decided_tool_call() -> None:
+    profile = Profile()
+    with pytest.raises(PolicyViolation):
+        safe_exec("t = profile.tags\nt.append('admin')\nprofile.tags = t", _profile_env(profile),
+                  policy=parse_policy("deny Profile.tags\nallow *(*)"))
+    assert profile.tags == ["user"]
+    safe_exec("t = profile.tags\nt.append('ops')\nprofile.tags = t", _profile_env(profile),
+              policy=parse_policy("allow Profile.tags(*)"))
+    assert profile.tags == ["user", "ops"]

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from safe_eval import safe_eval
+from safe_eval import safe_eval, safe_exec
 from safe_eval.errors import GuestError
 
 CLASSES = "class A:\n    def __init__(self):\n        self.x = 1\nclass B:\n    pass\na = A()\n"
@@ -43,6 +43,30 @@ def test_a_guest_class_cannot_rename_its_module(module: str) -> None:
     )
     with pytest.raises(GuestError):
         safe_eval(code)
+
+
+# red team rt-exit, finding 4: ``setattr`` was refused, but a class built by a call named its
+# module at creation (``type(name, bases, {'__module__': ...})``, enum's ``module=``), and host
+# pickle imported it: ``this`` ran its module code in the host when an instance was pickled
+CLASSES_NAMING_A_MODULE = {
+    "type_namespace": f"K = type('K', (), {{{_name('module')}: 'this'}})",
+    "enum_module_keyword": "import enum\nK = enum.Enum('K', 'A B', module='this')",
+    "int_enum_module_keyword": "import enum\nK = enum.IntEnum('K', 'A', module='this')",
+    "enum_default_module": "import enum\nK = enum.Enum('K', 'A')",
+    "type_namespace_interpreter_module": f"K = type('K', (), {{{_name('module')}: 'safe_eval.interpreter.functions'}})",
+}
+
+
+@pytest.mark.parametrize("code", CLASSES_NAMING_A_MODULE.values(), ids=CLASSES_NAMING_A_MODULE.keys())
+def test_a_class_built_by_a_call_is_named_into_the_guests_own_module(code: str) -> None:
+    import pickle
+
+    had_this = "this" in sys.modules
+    cls = safe_exec(code)["K"]
+    assert cls.__module__ == "__main__"
+    with pytest.raises(pickle.PicklingError):
+        pickle.dumps(cls)  # looked up in the host's __main__, where no such class is
+    assert ("this" in sys.modules) == had_this
 
 
 @pytest.mark.parametrize("module", FORGED_MODULES)

@@ -26,7 +26,7 @@ import typing
 from typing import Any
 
 from safe_eval.context import on_run_exit
-from safe_eval.interpreter.annotations import register_stand_in
+from safe_eval.interpreter.annotations import inert_fields, register_stand_in
 from safe_eval.interpreter.classes import allow_base_stand_in, allow_class_keywords
 from safe_eval.interpreter.identity import is_guest_class
 from safe_eval.membrane.modules._typing_namedtuple import NamedTuple
@@ -167,7 +167,8 @@ def _typed_dict(typename: Any, fields: Any, /, *, total: Any = True) -> Any:
     if name is None or type(table) is not dict:
         raise TypeError("TypedDict() takes a name and a dict of field types")
     build: Any = typing.TypedDict
-    return build(name, {k: _check_param(v) for k, v in table.items()}, total=bool(total))
+    # a field given as text would be a ForwardRef host ``get_type_hints`` evaluates
+    return build(name, inert_fields({k: _check_param(v) for k, v in table.items()}), total=bool(total))
 
 
 _SET_REAL = _Form.__dict__["_real"].__set__  # the slot's own setter: _Form() is refused
