@@ -42,6 +42,7 @@ from safe_eval.limits.iteration import consume, metered, update_source
 from safe_eval.limits.operators import guarded_binop, guarded_contains
 from safe_eval.limits.routines import ROUTINES
 from safe_eval.limits.sharing import FLAT, FREE_KEYS, check_key, keyed
+from safe_eval.limits.tables import keyed_source
 
 __all__ = ["ExprCompiler"]
 
@@ -242,7 +243,7 @@ class ExprCompiler(CompilerBase):
             for item in items:
                 if type(item) not in FLAT:
                     check_key(item)  # hashing a shared nested item walks a tree
-            return set(items)
+            return set(keyed_source(items))  # colliding keys: one insert per step
         return make
 
     def e_Dict(self, node: ast.Dict) -> Ev:

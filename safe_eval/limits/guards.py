@@ -71,6 +71,7 @@ from safe_eval.limits.numbers import check_operands, check_to_int, gcd_ns
 from safe_eval.limits.operators import counting, guarded_binop, mul_slow, pow_modular_check, price_pow
 from safe_eval.limits.sharing import check_walk
 from safe_eval.limits.stack import HOST_RECURSION_CAP
+from safe_eval.limits.tables import keyed_pairs, keyed_source
 
 # decimal (about 3 ms to import) is loaded with the membrane's stdlib types: see
 # ``stdlib_guarded_methods``
@@ -393,7 +394,7 @@ def _priced_args(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tu
     source = args[0]
     if cls is dict:
         if not hasattr(type(source), "keys"):
-            return (prepare(source, 100),)
+            return (keyed_pairs(prepare(source, 100)),)
         n = known_len(source)
         if n:
             current_or_default().charge(n)
@@ -407,7 +408,8 @@ def _priced_args(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tu
         return args
     item_bytes = _ITEM_BYTES.get(cls)
     if item_bytes is not None:
-        return (prepare(source, item_bytes),)
+        copy = prepare(source, item_bytes)
+        return (keyed_source(copy) if cls is set or cls is frozenset else copy,)
     if cls is bytes or cls is bytearray:
         if _is_size(source):
             size = as_index(source)  # read once: the size priced is the size allocated
@@ -648,7 +650,7 @@ def _consuming(name: str) -> Callable[..., Any]:
     """set/frozenset methods that consume any number of iterables in C."""
 
     def method(self: Any, *others: Any) -> Any:
-        return getattr(type(self), name)(self, *(prepare(o, 40) for o in others))
+        return getattr(type(self), name)(self, *(keyed_source(prepare(o, 40)) for o in others))
 
     method.__name__ = name
     return method
@@ -656,14 +658,14 @@ def _consuming(name: str) -> Callable[..., Any]:
 
 def _dict_update(self: dict[Any, Any], *args: Any, **kwargs: Any) -> None:
     if len(args) == 1 and not hasattr(type(args[0]), "keys"):
-        self.update(prepare(args[0], 100), **kwargs)
+        self.update(keyed_pairs(prepare(args[0], 100)), **kwargs)
     else:
         self.update(*args, **kwargs)
 
 
 def _fromkeys(cls_or_self: Any, iterable: Any, value: Any = None) -> Any:
     cls: Any = cls_or_self if isinstance(cls_or_self, type) else type(cls_or_self)
-    return cls.fromkeys(prepare(iterable, 100), value)
+    return cls.fromkeys(keyed_source(prepare(iterable, 100)), value)
 
 
 def _to_bytes(self: int, length: Any = 1, byteorder: Any = "big", *, signed: bool = False) -> bytes:

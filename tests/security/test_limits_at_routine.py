@@ -839,3 +839,52 @@ def test_priced_decimal_transcendentals_give_cpythons_answers() -> None:
     D = decimal.Decimal
     assert safe_eval(code) == (D(2).ln(c), D(2).log10(c), D(3).exp(c), c.ln(D(5)), c.exp(D(1)),
                                c.power(D(2), D("0.5")))
+
+
+# -- rt-limits f19: a bulk insert of colliding keys into a hash table is one step per key ----------
+_M = "(2**61 - 1)"  # CPython's int hash modulus: every multiple hashes to 0
+_COLLIDING = f"xs = [i * {_M} for i in range(20_000)]\n"
+BULK_INSERTS = [
+    ("set", _COLLIDING + "len(set(xs))"),
+    ("frozenset", _COLLIDING + "len(frozenset(xs))"),
+    ("set-display", _COLLIDING + "len({*xs})"),
+    ("dict-fromkeys", _COLLIDING + "len(dict.fromkeys(xs))"),
+    ("set-update", _COLLIDING + "s = set()\ns.update(xs)\nlen(s)"),
+    ("set-union", _COLLIDING + "len(set().union(xs))"),
+    ("dict-of-pairs", f"xs = [(i * {_M}, 1) for i in range(20_000)]\nlen(dict(xs))"),
+    ("dict-update-pairs", f"xs = [(i * {_M}, 1) for i in range(20_000)]\nd = {{}}\nd.update(xs)\nlen(d)"),
+    ("counter", "from collections import Counter\n" + _COLLIDING + "len(Counter(xs))"),
+    ("counter-update", "from collections import Counter\n" + _COLLIDING + "c = Counter()\nc.update(xs)\nlen(c)"),
+    ("ordered-dict", f"from collections import OrderedDict\nxs = [(i * {_M}, 1) for i in range(20_000)]\n"
+                     "len(OrderedDict(xs))"),
+    ("defaultdict", f"from collections import defaultdict\nxs = [(i * {_M}, 1) for i in range(20_000)]\n"
+                    "len(defaultdict(int, xs))"),
+    ("range", f"len(set(range(0, 20_000 * {_M}, {_M})))"),
+    ("dict-values", f"d = {{i: i * {_M} for i in range(20_000)}}\nlen(set(d.values()))"),
+    ("tuples", f"xs = [(i * {_M},) for i in range(20_000)]\nlen(set(xs))"),
+    ("floats-and-ints", f"xs = [float(i) for i in range(9)] + [i * {_M} for i in range(20_000)]\nlen(set(xs))"),
+    ("decimals", "from decimal import Decimal\n" + _COLLIDING + "len(set(map(Decimal, xs)))"),
+]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("code", [c for _, c in BULK_INSERTS], ids=[i for i, _ in BULK_INSERTS])
+def test_a_bulk_insert_of_colliding_keys_ends_within_the_time_limit(code: str) -> None:
+    # each was one C call of 6-8 s (n**2 / 2 comparisons on one probe chain); fed one key per
+    # step it meets the budget's clock and the watchdog
+    import time
+
+    start = time.monotonic()
+    with pytest.raises(TimeLimit):
+        safe_eval(code, {}, limits={"time": 1.0})
+    assert time.monotonic() - start < 3.0
+
+
+def test_bulk_inserts_of_ordinary_keys_give_cpythons_answers() -> None:
+    code = ("xs = list(range(-50_000, 50_000)) * 2\nys = [str(i) for i in range(50_000)]\n"
+            "zs = [(i, -i) for i in range(50_000)]\nfs = [i / 7 for i in range(50_000)]\n"
+            "from collections import Counter\n"
+            "(len(set(xs)), len({*ys}), len(dict(zs)), len(set(zs)), len(frozenset(fs)),"
+            " len(dict.fromkeys(xs)), len(Counter(ys)), sorted(set(xs))[:3], len(set([-1, -2] * 9)))")
+    assert safe_eval(code, {}, limits={"time": 10.0}) == (100_000, 50_000, 50_000, 50_000, 50_000,
+                                                         100_000, 50_000, [-50_000, -49_999, -49_998], 2)
