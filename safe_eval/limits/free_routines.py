@@ -268,22 +268,21 @@ FREE: dict[str, dict[str, str]] = {
     "type:decimal:Decimal": {
         f"{_CMP} __abs__ __bool__ __complex__ __copy__ __deepcopy__ __float__ __hash__ __neg__ __pos__ "
         "adjusted as_tuple canonical compare compare_signal compare_total compare_total_mag "
-        "conjugate copy_abs copy_negate copy_sign fma from_float is_canonical is_finite "
+        "conjugate copy_abs copy_negate copy_sign from_float is_canonical is_finite "
         "is_infinite is_nan is_normal is_qnan is_signed is_snan is_subnormal is_zero logb "
         "logical_and logical_invert logical_or logical_xor max max_mag min min_mag next_minus "
-        "next_plus next_toward normalize number_class quantize radix remainder_near rotate "
-        "same_quantum scaleb shift sqrt to_eng_string to_integral to_integral_exact "
-        "to_integral_value": _DECIMAL,
+        "next_plus next_toward normalize number_class radix rotate "
+        "same_quantum scaleb shift to_eng_string": _DECIMAL,
     },
     "type:decimal:Context": {
-        "Etiny Etop __copy__ __repr__ abs add canonical clear_flags clear_traps compare "
+        "Etiny Etop __copy__ __repr__ abs canonical clear_flags clear_traps compare "
         "compare_signal compare_total compare_total_mag copy copy_abs copy_decimal copy_negate "
-        "copy_sign create_decimal create_decimal_from_float divide divide_int divmod fma "
+        "copy_sign create_decimal_from_float "
         "is_canonical is_finite is_infinite is_nan is_normal is_qnan is_signed is_snan "
         "is_subnormal is_zero logb logical_and logical_invert logical_or logical_xor max "
-        "max_mag min min_mag minus multiply next_minus next_plus next_toward normalize "
-        "number_class plus quantize radix remainder remainder_near rotate same_quantum scaleb shift "
-        "sqrt subtract to_eng_string to_integral to_integral_exact to_integral_value to_sci_string":
+        "max_mag min min_mag next_minus next_plus next_toward normalize "
+        "number_class radix rotate same_quantum scaleb shift "
+        "to_eng_string to_sci_string":
             _DECIMAL,
     },
     "type:uuid:UUID": {f"{_CMP} __hash__ __int__ __repr__ __str__": "128 bits: constant"},

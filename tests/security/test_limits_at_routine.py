@@ -888,3 +888,51 @@ def test_bulk_inserts_of_ordinary_keys_give_cpythons_answers() -> None:
             " len(dict.fromkeys(xs)), len(Counter(ys)), sorted(set(xs))[:3], len(set([-1, -2] * 9)))")
     assert safe_eval(code, {}, limits={"time": 10.0}) == (100_000, 50_000, 50_000, 50_000, 50_000,
                                                          100_000, 50_000, [-50_000, -49_999, -49_998], 2)
+
+
+# -- rt-limits f20: Decimal routines are priced by their operands' digits, not only the context --
+_LONG = "from decimal import Decimal, Context, localcontext\nd = Decimal('7' * 3000 + '.' + '3' * 3000)\n"
+_HUGE = ("from decimal import Decimal, Context, localcontext\nd = Decimal('7' * 1_000_000 + '.' + '3' * 1_000_000)\n"
+         "e = Decimal('3' * 1_000_000)\nc = Context(prec=4000)\n")
+DECIMAL_OPERANDS = [
+    ("power-of-a-long-base", _LONG + "d ** Decimal('0.5')"),
+    ("power-slot", _LONG + "d.__pow__(Decimal('0.5'))"),
+    ("rpow-slot", _LONG + "Decimal('0.5').__rpow__(d)"),
+    ("pow-builtin", _LONG + "pow(d, Decimal('0.5'))"),
+    ("inplace-power", _LONG + "d **= Decimal('0.5')"),
+    ("context-power-long-base", _LONG + "Context().power(d, Decimal('0.5'))"),
+    ("power-at-the-precision-cap", "from decimal import Decimal, localcontext\nwith localcontext(prec=4000):\n"
+                                   "    Decimal(2) ** Decimal('0.5')"),
+    ("division-at-the-cap", _HUGE + "with localcontext(prec=4000):\n    d / e"),
+    ("floor-division-at-the-cap", _HUGE + "with localcontext(prec=4000):\n    d // e"),
+    ("modulo-at-the-cap", _HUGE + "with localcontext(prec=4000):\n    d % e"),
+    ("divmod-at-the-cap", _HUGE + "with localcontext(prec=4000):\n    divmod(d, e)"),
+    ("remainder-near-at-the-cap", _HUGE + "with localcontext(prec=4000):\n    d.remainder_near(e)"),
+    ("context-divide", _HUGE + "c.divide(d, e)"),
+    ("context-remainder", _HUGE + "c.remainder(d, e)"),
+]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("code", [c for _, c in DECIMAL_OPERANDS], ids=[i for i, _ in DECIMAL_OPERANDS])
+def test_a_decimal_routine_on_long_operands_is_refused_before_the_call(code: str) -> None:
+    # 3 000 + 3 000 digits to the power 0.5 was one libmpdec call of 5.5 s (~n**2.3) under the
+    # default 28-digit context; a million-digit division at prec 4000 about 0.5 s
+    with pytest.raises(TimeLimit) as info:
+        safe_exec(code, {}, limits={"time": 1.0, "memory": 2**30})
+    assert info.value.detail == "operation would take too long"
+
+
+def test_decimal_routines_on_ordinary_operands_give_cpythons_answers() -> None:
+    import decimal
+
+    D = decimal.Decimal
+    code = ("from decimal import Decimal, Context\nc = Context(prec=50)\nd = Decimal('7' * 20 + '.5')\n"
+            "(Decimal(2) ** Decimal('0.5'), d ** Decimal('0.5'), d ** 3, d / 7, d // 7, d % 7, divmod(d, 7),"
+            " c.divide(d, 3), c.power(Decimal(2), Decimal('0.5')), Decimal('1.25').quantize(Decimal('0.1')),"
+            " d.sqrt(), Decimal(10).remainder_near(3), Decimal(2).fma(3, 4), d.to_integral_value())")
+    d = D("7" * 20 + ".5")
+    c = decimal.Context(prec=50)
+    assert safe_eval(code) == (D(2) ** D("0.5"), d ** D("0.5"), d ** 3, d / 7, d // 7, d % 7, divmod(d, 7),
+                               c.divide(d, 3), c.power(D(2), D("0.5")), D("1.25").quantize(D("0.1")),
+                               d.sqrt(), D(10).remainder_near(3), D(2).fma(3, 4), d.to_integral_value())
