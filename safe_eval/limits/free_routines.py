@@ -79,20 +79,20 @@ FREE: dict[str, dict[str, str]] = {
             "under the same budget",
     },
     "type:builtins:str": {
-        f"{_CMP} __contains__ __getitem__ __hash__ __iter__ __len__ count "
+        f"{_CMP} __contains__ __hash__ __iter__ __len__ count "
         "endswith find index isalnum isalpha isascii isdecimal isdigit isidentifier islower isnumeric "
         "isprintable isspace istitle isupper lstrip maketrans partition removeprefix "
         "removesuffix rstrip startswith strip": _LINEAR_TEXT,
     },
     "type:builtins:bytes": {
-        f"{_CMP} __bytes__ __contains__ __getitem__ __hash__ __iter__ __len__ capitalize count "
+        f"{_CMP} __bytes__ __contains__ __hash__ __iter__ __len__ capitalize count "
         "endswith find fromhex index isalnum isalpha isascii isdigit islower isspace istitle "
         "isupper lower lstrip maketrans partition removeprefix removesuffix "
         "rstrip startswith strip swapcase title translate upper":
             _LINEAR_TEXT + " (case maps and translate: the same length)",
     },
     "type:builtins:bytearray": {
-        f"{_CMP} __contains__ __delitem__ __getitem__ __iter__ __len__ __setitem__ append capitalize "
+        f"{_CMP} __contains__ __delitem__ __iter__ __len__ __setitem__ append capitalize "
         "clear copy count endswith find fromhex index insert isalnum isalpha isascii "
         "isdigit islower isspace istitle isupper lower lstrip maketrans partition pop remove "
         "removeprefix removesuffix reverse rstrip startswith strip swapcase "
@@ -124,12 +124,12 @@ FREE: dict[str, dict[str, str]] = {
             _CONSTANT_NUMBER,
     },
     "type:builtins:list": {
-        "__delitem__ __getitem__ __iter__ __len__ __reversed__ __setitem__ append clear copy insert "
+        "__delitem__ __iter__ __len__ __reversed__ __setitem__ append clear copy insert "
         "pop reverse": _CONTAINER_STEP + " (slice assignment from an iterator: it ticks per element)",
         "__contains__ count index remove": _NESTED_COMPARE,
     },
     "type:builtins:tuple": {
-        "__getitem__ __iter__ __len__": _CONTAINER_STEP,
+        "__iter__ __len__": _CONTAINER_STEP,
         "__contains__ count index": _NESTED_COMPARE,
     },
     "type:builtins:dict": {

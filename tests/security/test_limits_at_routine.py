@@ -945,6 +945,9 @@ _KEEPING = [
     ("list-slice", "s = [0] * 2**17\nkeep = []\nfor i in range(10**6):\n    keep.append(s[i:])"),
     ("stepped-slice", "s = 'x' * 2**20\nkeep = []\nfor i in range(10**6):\n    keep.append(s[::1 + i % 2])"),
     ("small-slices", "s = 'x' * 2**16\nkeep = []\nfor i in range(10**7):\n    keep.append(s[i % 7:])"),
+    ("getitem-slot", "s = 'x' * 2**20\nkeep = []\nfor i in range(10**6):\n    keep.append(s.__getitem__(slice(i, None)))"),
+    ("getitem-on-the-type",
+     "s = [0] * 2**17\nkeep = []\nfor i in range(10**6):\n    keep.append(list.__getitem__(s, slice(i, None)))"),
     ("str-repeat", "keep = []\nfor i in range(10**6):\n    keep.append('x' * (2**20 - i))"),
     ("str-concatenation", "s = 'x' * 2**20\nkeep = []\nfor i in range(10**6):\n    keep.append(s + 'y')"),
 ]
