@@ -393,7 +393,7 @@ FREE: dict[str, dict[str, str]] = {
         "abs and_ index inv invert ior iand ixor irshift neg not_ or_ pos rshift xor truth is_ is_not "
         "length_hint matmul imatmul": _LINEAR_INT + " (or a guest dunder, which ticks)",
         "contains countOf indexOf": _NESTED_COMPARE + " (metered iterables)",
-        "getitem setitem delitem": _CONTAINER_STEP,
+        "setitem delitem": _CONTAINER_STEP,
     },
     "type:safe_eval.membrane.modules.random:Random": {
         "seed random uniform triangular randint randrange choice shuffle gauss normalvariate "

@@ -57,6 +57,7 @@ from safe_eval.errors import RecursionLimit
 from safe_eval.interpreter.identity import is_guest_class
 from safe_eval.limits.budget import Budget, current_or_default, depth_limit_of
 from safe_eval.limits.estimates import (
+    SEQ_TYPES,
     format_spec_width,
     int_bytes,
     int_div_ns,
@@ -68,7 +69,14 @@ from safe_eval.limits.estimates import (
 from safe_eval.limits.indices import as_index, as_optional_index
 from safe_eval.limits.iteration import g_iter, lazy_adapter, range_contains
 from safe_eval.limits.numbers import check_operands, check_to_int, gcd_ns
-from safe_eval.limits.operators import counting, guarded_binop, mul_slow, pow_modular_check, price_pow
+from safe_eval.limits.operators import (
+    counting,
+    guarded_binop,
+    mul_slow,
+    pow_modular_check,
+    price_pow,
+    price_slice,
+)
 from safe_eval.limits.sharing import check_walk
 from safe_eval.limits.stack import HOST_RECURSION_CAP
 from safe_eval.limits.tables import keyed_pairs, keyed_source
@@ -1069,9 +1077,17 @@ def _tee(iterable: Any, n: Any = 2, /) -> tuple[Any, ...]:
     return itertools.tee(iterable, n)
 
 
+def _getitem(a: Any, b: Any, /) -> Any:
+    """``operator.getitem``: a slice of a sequence is the copy the subscript prices."""
+    if type(b) is slice and type(a) in SEQ_TYPES:
+        price_slice(a, b)
+    return operator.getitem(a, b)
+
+
 GUARDED_MODULE_ATTRS: dict[str, dict[str, Callable[..., Any]]] = {
     "operator": {
         **{name: _operator_function(name) for name in _OPERATOR_FUNCTIONS},
+        "getitem": _getitem,
         **{name: _comparison(getattr(operator, name)) for name in ("eq", "ne", "lt", "le", "gt", "ge")},
     },
     "math": {

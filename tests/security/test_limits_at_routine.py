@@ -946,6 +946,8 @@ _KEEPING = [
     ("stepped-slice", "s = 'x' * 2**20\nkeep = []\nfor i in range(10**6):\n    keep.append(s[::1 + i % 2])"),
     ("small-slices", "s = 'x' * 2**16\nkeep = []\nfor i in range(10**7):\n    keep.append(s[i % 7:])"),
     ("getitem-slot", "s = 'x' * 2**20\nkeep = []\nfor i in range(10**6):\n    keep.append(s.__getitem__(slice(i, None)))"),
+    ("operator-getitem", "import operator\ns = 'x' * 2**20\nkeep = []\nfor i in range(10**6):\n"
+                         "    keep.append(operator.getitem(s, slice(i, None)))"),
     ("getitem-on-the-type",
      "s = [0] * 2**17\nkeep = []\nfor i in range(10**6):\n    keep.append(list.__getitem__(s, slice(i, None)))"),
     ("str-repeat", "keep = []\nfor i in range(10**6):\n    keep.append('x' * (2**20 - i))"),
