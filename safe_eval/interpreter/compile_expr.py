@@ -39,11 +39,15 @@ from safe_eval.limits.guards import (
     is_constructor_slot,
 )
 from safe_eval.limits.iteration import consume, metered, update_source
-from safe_eval.limits.operators import guarded_binop, guarded_contains
+from safe_eval.limits.operators import guarded_binop, guarded_contains, price_slice
 from safe_eval.limits.routines import ROUTINES
 from safe_eval.limits.sharing import FLAT, FREE_KEYS, check_key, keyed
+from safe_eval.limits.tables import keyed_source
 
 __all__ = ["ExprCompiler"]
+
+# sequences whose slice is a copy (priced by its size: ``operators.price_slice``)
+SEQ_COPIES: frozenset[type] = frozenset({str, bytes, bytearray, list, tuple})
 
 Ev = Callable[[Frame], Any]
 _MISSING: Any = object()
@@ -242,7 +246,7 @@ class ExprCompiler(CompilerBase):
             for item in items:
                 if type(item) not in FLAT:
                     check_key(item)  # hashing a shared nested item walks a tree
-            return set(items)
+            return set(keyed_source(items))  # colliding keys: one insert per step
         return make
 
     def e_Dict(self, node: ast.Dict) -> Ev:
@@ -437,7 +441,10 @@ class ExprCompiler(CompilerBase):
         def load(f: Frame) -> Any:
             o, k = obj(f), key(f)  # obj before key, as CPython evaluates them
             tk = type(k)
-            if tk not in FREE_KEYS and not (tk is tuple and FLAT.issuperset(map(type, k))):
+            if tk is slice:
+                if type(o) in SEQ_COPIES:
+                    price_slice(o, k)  # a copy: checked against the memory limit
+            elif tk not in FREE_KEYS and not (tk is tuple and FLAT.issuperset(map(type, k))):
                 keyed(k)  # hashed whole in C: a shared nested key is priced first
             return o[k]
         return load

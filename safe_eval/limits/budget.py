@@ -90,6 +90,7 @@ class Budget:
         "mem_used",
         "mem_peak",
         "mem_lent",
+        "mem_since",
     )
 
     def __init__(self, limits: Limits, *, echo: bool = False) -> None:
@@ -116,6 +117,10 @@ class Budget:
         # growth of this run other runs' samples charged here since its own last sample
         # (``memory._own``: the most a fall that spans their activity may credit it)
         self.mem_lent = 0
+        # bytes ``check_alloc`` let through since this run's last sample: copies it allows
+        # between two samples add up (a loop keeping megabyte slices) instead of each being
+        # compared alone with a stale total
+        self.mem_since = 0
 
     # -- operations and time ---------------------------------------------------------------
     def refuel(self) -> None:
@@ -227,7 +232,13 @@ class Budget:
         if nbytes > self.limits.memory:  # over the limit alone: no sample, and a reached
             # value that does not depend on the heap's state (the pages the run touched so far)
             self._fail(MemoryLimit("allocation too large", value=self.limits.memory, reached=int(nbytes)))
-        used = self._growth() if nbytes >= _FRESH_RSS_ABOVE else self.mem_peak
+        since = self.mem_since + nbytes
+        if since >= _FRESH_RSS_ABOVE:  # a megabyte let through since the last sample: measure
+            used = self._growth()
+            since = nbytes
+        else:
+            used = self.mem_peak + self.mem_since
+        self.mem_since = since
         if nbytes + used > self.limits.memory:
             self._fail(
                 MemoryLimit("allocation too large", value=self.limits.memory, reached=int(nbytes + used))
@@ -263,6 +274,7 @@ class Budget:
         return self._growth()
 
     def _growth(self) -> int:
+        self.mem_since = 0  # what was let through is in the sample now
         if self.mem_base < 0:
             memory.mark(self)
             self.mem_base = 0

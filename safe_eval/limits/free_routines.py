@@ -79,20 +79,20 @@ FREE: dict[str, dict[str, str]] = {
             "under the same budget",
     },
     "type:builtins:str": {
-        f"{_CMP} __contains__ __getitem__ __hash__ __iter__ __len__ count "
+        f"{_CMP} __contains__ __hash__ __iter__ __len__ count "
         "endswith find index isalnum isalpha isascii isdecimal isdigit isidentifier islower isnumeric "
         "isprintable isspace istitle isupper lstrip maketrans partition removeprefix "
         "removesuffix rstrip startswith strip": _LINEAR_TEXT,
     },
     "type:builtins:bytes": {
-        f"{_CMP} __bytes__ __contains__ __getitem__ __hash__ __iter__ __len__ capitalize count "
+        f"{_CMP} __bytes__ __contains__ __hash__ __iter__ __len__ capitalize count "
         "endswith find fromhex index isalnum isalpha isascii isdigit islower isspace istitle "
         "isupper lower lstrip maketrans partition removeprefix removesuffix "
         "rstrip startswith strip swapcase title translate upper":
             _LINEAR_TEXT + " (case maps and translate: the same length)",
     },
     "type:builtins:bytearray": {
-        f"{_CMP} __contains__ __delitem__ __getitem__ __iter__ __len__ __setitem__ append capitalize "
+        f"{_CMP} __contains__ __delitem__ __iter__ __len__ __setitem__ append capitalize "
         "clear copy count endswith find fromhex index insert isalnum isalpha isascii "
         "isdigit islower isspace istitle isupper lower lstrip maketrans partition pop remove "
         "removeprefix removesuffix reverse rstrip startswith strip swapcase "
@@ -124,12 +124,12 @@ FREE: dict[str, dict[str, str]] = {
             _CONSTANT_NUMBER,
     },
     "type:builtins:list": {
-        "__delitem__ __getitem__ __iter__ __len__ __reversed__ __setitem__ append clear copy insert "
+        "__delitem__ __iter__ __len__ __reversed__ __setitem__ append clear copy insert "
         "pop reverse": _CONTAINER_STEP + " (slice assignment from an iterator: it ticks per element)",
         "__contains__ count index remove": _NESTED_COMPARE,
     },
     "type:builtins:tuple": {
-        "__getitem__ __iter__ __len__": _CONTAINER_STEP,
+        "__iter__ __len__": _CONTAINER_STEP,
         "__contains__ count index": _NESTED_COMPARE,
     },
     "type:builtins:dict": {
@@ -268,22 +268,21 @@ FREE: dict[str, dict[str, str]] = {
     "type:decimal:Decimal": {
         f"{_CMP} __abs__ __bool__ __complex__ __copy__ __deepcopy__ __float__ __hash__ __neg__ __pos__ "
         "adjusted as_tuple canonical compare compare_signal compare_total compare_total_mag "
-        "conjugate copy_abs copy_negate copy_sign fma from_float is_canonical is_finite "
+        "conjugate copy_abs copy_negate copy_sign from_float is_canonical is_finite "
         "is_infinite is_nan is_normal is_qnan is_signed is_snan is_subnormal is_zero logb "
         "logical_and logical_invert logical_or logical_xor max max_mag min min_mag next_minus "
-        "next_plus next_toward normalize number_class quantize radix remainder_near rotate "
-        "same_quantum scaleb shift sqrt to_eng_string to_integral to_integral_exact "
-        "to_integral_value": _DECIMAL,
+        "next_plus next_toward normalize number_class radix rotate "
+        "same_quantum scaleb shift to_eng_string": _DECIMAL,
     },
     "type:decimal:Context": {
-        "Etiny Etop __copy__ __repr__ abs add canonical clear_flags clear_traps compare "
+        "Etiny Etop __copy__ __repr__ abs canonical clear_flags clear_traps compare "
         "compare_signal compare_total compare_total_mag copy copy_abs copy_decimal copy_negate "
-        "copy_sign create_decimal create_decimal_from_float divide divide_int divmod fma "
+        "copy_sign create_decimal_from_float "
         "is_canonical is_finite is_infinite is_nan is_normal is_qnan is_signed is_snan "
         "is_subnormal is_zero logb logical_and logical_invert logical_or logical_xor max "
-        "max_mag min min_mag minus multiply next_minus next_plus next_toward normalize "
-        "number_class plus quantize radix remainder remainder_near rotate same_quantum scaleb shift "
-        "sqrt subtract to_eng_string to_integral to_integral_exact to_integral_value to_sci_string":
+        "max_mag min min_mag next_minus next_plus next_toward normalize "
+        "number_class radix rotate same_quantum scaleb shift "
+        "to_eng_string to_sci_string":
             _DECIMAL,
     },
     "type:uuid:UUID": {f"{_CMP} __hash__ __int__ __repr__ __str__": "128 bits: constant"},
@@ -394,7 +393,7 @@ FREE: dict[str, dict[str, str]] = {
         "abs and_ index inv invert ior iand ixor irshift neg not_ or_ pos rshift xor truth is_ is_not "
         "length_hint matmul imatmul": _LINEAR_INT + " (or a guest dunder, which ticks)",
         "contains countOf indexOf": _NESTED_COMPARE + " (metered iterables)",
-        "getitem setitem delitem": _CONTAINER_STEP,
+        "setitem delitem": _CONTAINER_STEP,
     },
     "type:safe_eval.membrane.modules.random:Random": {
         "seed random uniform triangular randint randrange choice shuffle gauss normalvariate "

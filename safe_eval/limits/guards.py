@@ -57,6 +57,7 @@ from safe_eval.errors import RecursionLimit
 from safe_eval.interpreter.identity import is_guest_class
 from safe_eval.limits.budget import Budget, current_or_default, depth_limit_of
 from safe_eval.limits.estimates import (
+    SEQ_TYPES,
     format_spec_width,
     int_bytes,
     int_div_ns,
@@ -68,9 +69,17 @@ from safe_eval.limits.estimates import (
 from safe_eval.limits.indices import as_index, as_optional_index
 from safe_eval.limits.iteration import g_iter, lazy_adapter, range_contains
 from safe_eval.limits.numbers import check_operands, check_to_int, gcd_ns
-from safe_eval.limits.operators import counting, guarded_binop, mul_slow, pow_modular_check, price_pow
+from safe_eval.limits.operators import (
+    counting,
+    guarded_binop,
+    mul_slow,
+    pow_modular_check,
+    price_pow,
+    price_slice,
+)
 from safe_eval.limits.sharing import check_walk
 from safe_eval.limits.stack import HOST_RECURSION_CAP
+from safe_eval.limits.tables import keyed_pairs, keyed_source
 
 # decimal (about 3 ms to import) is loaded with the membrane's stdlib types: see
 # ``stdlib_guarded_methods``
@@ -393,7 +402,7 @@ def _priced_args(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tu
     source = args[0]
     if cls is dict:
         if not hasattr(type(source), "keys"):
-            return (prepare(source, 100),)
+            return (keyed_pairs(prepare(source, 100)),)
         n = known_len(source)
         if n:
             current_or_default().charge(n)
@@ -407,7 +416,8 @@ def _priced_args(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tu
         return args
     item_bytes = _ITEM_BYTES.get(cls)
     if item_bytes is not None:
-        return (prepare(source, item_bytes),)
+        copy = prepare(source, item_bytes)
+        return (keyed_source(copy) if cls is set or cls is frozenset else copy,)
     if cls is bytes or cls is bytearray:
         if _is_size(source):
             size = as_index(source)  # read once: the size priced is the size allocated
@@ -648,7 +658,7 @@ def _consuming(name: str) -> Callable[..., Any]:
     """set/frozenset methods that consume any number of iterables in C."""
 
     def method(self: Any, *others: Any) -> Any:
-        return getattr(type(self), name)(self, *(prepare(o, 40) for o in others))
+        return getattr(type(self), name)(self, *(keyed_source(prepare(o, 40)) for o in others))
 
     method.__name__ = name
     return method
@@ -656,14 +666,14 @@ def _consuming(name: str) -> Callable[..., Any]:
 
 def _dict_update(self: dict[Any, Any], *args: Any, **kwargs: Any) -> None:
     if len(args) == 1 and not hasattr(type(args[0]), "keys"):
-        self.update(prepare(args[0], 100), **kwargs)
+        self.update(keyed_pairs(prepare(args[0], 100)), **kwargs)
     else:
         self.update(*args, **kwargs)
 
 
 def _fromkeys(cls_or_self: Any, iterable: Any, value: Any = None) -> Any:
     cls: Any = cls_or_self if isinstance(cls_or_self, type) else type(cls_or_self)
-    return cls.fromkeys(prepare(iterable, 100), value)
+    return cls.fromkeys(keyed_source(prepare(iterable, 100)), value)
 
 
 def _to_bytes(self: int, length: Any = 1, byteorder: Any = "big", *, signed: bool = False) -> bytes:
@@ -1067,9 +1077,17 @@ def _tee(iterable: Any, n: Any = 2, /) -> tuple[Any, ...]:
     return itertools.tee(iterable, n)
 
 
+def _getitem(a: Any, b: Any, /) -> Any:
+    """``operator.getitem``: a slice of a sequence is the copy the subscript prices."""
+    if type(b) is slice and type(a) in SEQ_TYPES:
+        price_slice(a, b)
+    return operator.getitem(a, b)
+
+
 GUARDED_MODULE_ATTRS: dict[str, dict[str, Callable[..., Any]]] = {
     "operator": {
         **{name: _operator_function(name) for name in _OPERATOR_FUNCTIONS},
+        "getitem": _getitem,
         **{name: _comparison(getattr(operator, name)) for name in ("eq", "ne", "lt", "le", "gt", "ge")},
     },
     "math": {

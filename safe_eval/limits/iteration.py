@@ -378,9 +378,16 @@ def metered_constructor(cls: type) -> Callable[..., Any]:
             return cls()
         first = [_items_of(args[0])] if drains and args else []
         rest = [consume(a) for a in args[len(first):]]
+        if keyed is not None and args:  # the items inserted into a hash table
+            at = 1 if issubclass(cls, collections.defaultdict) else 0
+            both = [*first, *rest]
+            if at < len(both) and not hasattr(type(args[at]), "keys"):
+                both[at] = keyed(both[at])
+            first, rest = both[:len(first)], both[len(first):]
         return cls(*first, *rest, **{k: consume(v) for k, v in kwargs.items()})
 
     drains = issubclass(cls, _DRAINING_CLASSES)
+    keyed = _table_price(cls, "__init__")
     construct.__name__ = construct.__qualname__ = cls.__name__
     construct.__doc__ = cls.__doc__
     return construct
@@ -396,17 +403,38 @@ def metered_method(cls: type, name: str) -> Callable[..., Any]:
         def call_cls(owner: Any, *args: Any, **kwargs: Any) -> Any:
             target = owner if isinstance(owner, type) else type(owner)
             fn = getattr(target, name)
-            return fn(*[_items_of(a) for a in args], **{k: consume(v) for k, v in kwargs.items()})
+            items = [_items_of(a) for a in args]
+            if keyed is not None and items:  # fromkeys: the keys go into a hash table
+                items[0] = keyed(items[0])
+            return fn(*items, **{k: consume(v) for k, v in kwargs.items()})
+
+        keyed = _table_price(cls, name)
 
         call_cls.__name__ = call_cls.__qualname__ = name
         return call_cls
     method = getattr(cls, name)
+    keyed = _table_price(cls, name)
 
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return method(self, *[_items_of(a) for a in args], **{k: consume(v) for k, v in kwargs.items()})
+        items = [_items_of(a) for a in args]
+        if keyed is not None:  # the items inserted into a hash table
+            items = [a if hasattr(type(a), "keys") else keyed(a) for a in items]
+        return method(self, *items, **{k: consume(v) for k, v in kwargs.items()})
 
     call.__name__ = call.__qualname__ = name
     return call
+
+
+def _table_price(cls: type, name: str) -> Callable[[Any], Any] | None:
+    """The price of a bulk insert into a hash table (``tables``) for routine ``cls.name``, if
+    it is one: Counter counts keys, the dict types insert pairs (``fromkeys``: keys)."""
+    from safe_eval.limits import tables  # tables is built on this module
+
+    if not issubclass(cls, dict) or name not in ("__init__", "update", "subtract", "fromkeys", "__ior__"):
+        return None
+    if issubclass(cls, collections.Counter) or name == "fromkeys":
+        return tables.keyed_source
+    return tables.keyed_pairs
 
 
 def lazy_adapter(cls: type) -> Callable[..., Any]:

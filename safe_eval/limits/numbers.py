@@ -23,7 +23,16 @@ from typing import Any
 from safe_eval.limits.budget import current_or_default
 from safe_eval.limits.estimates import int_bytes, int_mul_ns, int_pow_bits, int_str_ns
 
-__all__ = ["check_decimal_pow_mod", "check_operands", "check_to_int", "exact_bits", "gcd_ns"]
+__all__ = [
+    "check_decimal_pow_mod",
+    "check_decimal_work",
+    "check_operands",
+    "check_to_int",
+    "decimal_digits",
+    "exact_bits",
+    "gcd_ns",
+    "integral_exponent",
+]
 
 
 class _Absent:
@@ -131,10 +140,73 @@ def check_operands(a: Any, b: Any, pow_: bool = False) -> None:
             budget.check_work(2 * gcd_ns(bits) + 2 * int_mul_ns(bits, bits))
         return
     decimal = _decimal()
-    if type(a) is decimal:
+    da, db = isinstance(a, decimal), isinstance(b, decimal)
+    if da:
         _int_to_decimal(b)
-    elif type(b) is decimal:
+    elif db:
         _int_to_decimal(a)
+    if da or db:
+        inexact = pow_ and not integral_exponent(b)
+        check_decimal_work(decimal_digits(a), decimal_digits(b), inexact_power=inexact)
+
+
+# libmpdec works on a Decimal's whole coefficient, however short the context: ``Decimal(text)``
+# is exact, so a guest holds operands of any length its memory allows. Measured (CPython 3.11,
+# libmpdec 2.5, shared cores): ``*``/``+``/``exp`` about 55-70 ns a digit of the longer
+# operand (2 million digits: 110-145 ms at prec 28); ``/``, ``//``, ``%``, ``divmod`` grow with
+# digits times precision (a million digits at prec 4000: 0.45-0.52 s); an inexact power
+# (``d ** Decimal('0.5')``) works to w = max(prec, digits of the base) digits at about
+# 200 ns * w**2 (w = 4000: 1.3-3.2 s; 8000: 5.7 s; 20 000: 58 s: a little worse than
+# quadratic, so the price stops it well before that matters).
+_DEC_NS_PER_DIGIT = 100.0
+_DEC_NS_PER_DIGIT_PREC = 0.15
+_DEC_POWER_NS_PER_DIGIT2 = 200.0
+_DEC_FREE_DIGITS = 4300  # below, one operation costs under a millisecond at any precision
+_DEC_POWER_FREE_DIGITS = 300  # below, an inexact power costs about a millisecond (measured 1 ms)
+_DEC_WORD_DIGITS = 19 if sys.maxsize > 2**32 else 9  # decimal digits in one libmpdec word
+_DEC_WORD_BYTES = 8 if sys.maxsize > 2**32 else 4
+_dec_header = -1
+
+
+def decimal_digits(x: Any) -> int:
+    """An upper bound on the coefficient digits of Decimal ``x`` (decimal digits of an int; 0
+    for anything else), read in constant time: the object's size counts its allocated words."""
+    if type(x) is int:
+        return x.bit_length() * 30103 // 100000 + 1
+    if type(x) in _PLAIN or not isinstance(x, _decimal()):
+        return 0
+    global _dec_header
+    if _dec_header < 0:  # the object without its coefficient words (4 of them are inline)
+        _dec_header = sys.getsizeof(_decimal()(0)) - 4 * _DEC_WORD_BYTES
+    return max(0, sys.getsizeof(x) - _dec_header) // _DEC_WORD_BYTES * _DEC_WORD_DIGITS
+
+
+def _precision() -> int:
+    prec: int = sys.modules["decimal"].getcontext().prec
+    return prec
+
+
+def check_decimal_work(*digits: int, inexact_power: bool = False, prec: int | None = None) -> None:
+    """Price one libmpdec operation on operands of ``digits`` coefficient digits under the
+    running context (or ``prec``), before the call: an inexact power by ``max(prec, digits)``
+    squared, anything else by its operands' digits times the precision (see the constants)."""
+    n = max(digits) if digits else 0
+    p = _precision() if prec is None else prec
+    if inexact_power:
+        w = max(p, n)
+        if w > _DEC_POWER_FREE_DIGITS:
+            current_or_default().check_work(_DEC_POWER_NS_PER_DIGIT2 * w * w)
+    elif n > _DEC_FREE_DIGITS:
+        current_or_default().check_work(n * (_DEC_NS_PER_DIGIT + _DEC_NS_PER_DIGIT_PREC * p))
+
+
+def integral_exponent(e: Any) -> bool:
+    """``e`` is an integral exponent (libmpdec's exact repeated squaring, not ``exp(e * ln b)``)."""
+    if type(e) is int or type(e) is bool:
+        return True
+    if isinstance(e, _decimal()):
+        return bool(e.is_finite() and e == e.to_integral_value())
+    return not isinstance(e, float | complex) and _exponent(e) is not None
 
 
 def _exponent(e: Any) -> int | None:

@@ -58,6 +58,7 @@ __all__ = [
     "pow_modular_check",
     "pow_slow",
     "price_pow",
+    "price_slice",
 ]
 
 Binop = Callable[[Any, Any], Any]
@@ -77,6 +78,28 @@ def charge_bytes(nbytes: int) -> None:
     b = current_or_default()
     b.check_alloc(nbytes)
     b.charge(nbytes // _BYTES_PER_OP)
+
+
+# -- slices --------------------------------------------------------------------------------
+# Sequences shorter than this are sliced unpriced: the copy is under a few KB.
+_SLICE_FREE_LEN = 2048
+_SLICE_BOUNDS = (int, type(None))
+
+
+def price_slice(seq: Any, key: slice) -> None:
+    """``seq[key]`` copies up to ``len(seq)`` items: "free" (never more than its input), yet a
+    loop keeping ``s[i:]`` of a megabyte string allocates a megabyte per step, hundreds of
+    them within one op chunk, before any memory sample. The copy is checked and announced
+    (``Budget.check_alloc``, which counts what it let through since the last sample) as its
+    share of ``seq``'s size. Bounds that are not ints (a guest ``__index__``) are left to C:
+    reading them here would run guest code twice."""
+    n = len(seq)
+    if n <= _SLICE_FREE_LEN or type(key.start) not in _SLICE_BOUNDS or type(key.stop) not in _SLICE_BOUNDS \
+            or type(key.step) not in _SLICE_BOUNDS:
+        return
+    count = len(range(*key.indices(n)))
+    if count > _SLICE_FREE_LEN:
+        current_or_default().check_alloc(sys.getsizeof(seq) * count // n)
 
 
 # -- * -------------------------------------------------------------------------------------

@@ -30,6 +30,7 @@ from safe_eval.limits.operators import (
     mul_slow,
     pow_modular_check,
     pow_slow,
+    price_slice,
 )
 from safe_eval.limits.sharing import check_walk
 
@@ -219,7 +220,19 @@ _INT_SLOTS: dict[str, Callable[[Guard], Guard]] = {
     "__round__": lambda raw: _round(raw),
 }
 
+def _slice_getitem(raw: Guard) -> Guard:
+    """``seq.__getitem__(slice)``: the copy the subscript prices (``operators.price_slice``)."""
+
+    def slot(self: Any, key: Any) -> Any:
+        if type(key) is slice:
+            price_slice(self, key)
+        return raw(self, key)
+
+    return slot
+
+
 _SEQ_SLOTS: dict[str, Callable[[Guard], Guard]] = {
+    "__getitem__": _slice_getitem,
     "__mul__": _sequence_repeat,
     "__rmul__": _sequence_repeat,
     "__imul__": _sequence_repeat,

@@ -24,7 +24,12 @@ from typing import Any
 
 from safe_eval.limits.budget import current_or_default
 from safe_eval.limits.indices import as_index
-from safe_eval.limits.numbers import check_decimal_pow_mod
+from safe_eval.limits.numbers import (
+    check_decimal_pow_mod,
+    check_decimal_work,
+    decimal_digits,
+    integral_exponent,
+)
 from safe_eval.limits.operators import charge_bytes, guarded_binop
 
 __all__ = [
@@ -330,10 +335,38 @@ def _context_power(raw: Guard) -> Guard:
             check_decimal_pow_mod(a, b, modulo, decimal_context=True)
         else:
             _price_precision("power", self)
+            check_decimal_work(decimal_digits(a), decimal_digits(b), prec=self.prec,
+                               inexact_power=not integral_exponent(b))
         return raw(self, a, b, modulo)
 
     power.__name__ = power.__qualname__ = "power"
     return power
+
+
+# Decimal and Context routines whose work grows with their operands' coefficient digits (the
+# context's precision does not bound an exact operand: ``numbers.check_decimal_work``).
+_DECIMAL_OPERAND_METHODS = (
+    "fma", "quantize", "remainder_near", "sqrt", "to_integral", "to_integral_exact", "to_integral_value",
+)
+_CONTEXT_OPERAND_METHODS = (
+    "add", "subtract", "multiply", "divide", "divide_int", "remainder", "remainder_near", "divmod", "fma",
+    "sqrt", "quantize", "to_integral", "to_integral_exact", "to_integral_value", "plus", "minus",
+    "create_decimal",
+)
+
+
+def _operand_priced(raw: Guard, name: str, on_context: bool) -> Guard:
+    """A Decimal (``on_context``: Context) routine priced by its operands' digits under the
+    precision it works to (``numbers.check_decimal_work``) before the C call."""
+
+    def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+        context = self if on_context else kwargs.get("context")
+        prec = context.prec if context is not None and hasattr(context, "prec") else None
+        check_decimal_work(decimal_digits(self), *map(decimal_digits, args), prec=prec)
+        return raw(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    return method
 
 
 def stdlib_routine_guards() -> dict[type, dict[str, Guard]]:
@@ -352,6 +385,10 @@ def stdlib_routine_guards() -> dict[type, dict[str, Guard]]:
                           **{n: _context_method(getattr(decimal.Context, n), n) for n in _TRANSCENDENTAL}},
         decimal.Decimal: {n: _decimal_method(getattr(decimal.Decimal, n), n) for n in _TRANSCENDENTAL},
     }
+    table[decimal.Context].update(
+        {n: _operand_priced(getattr(decimal.Context, n), n, True) for n in _CONTEXT_OPERAND_METHODS})
+    table[decimal.Decimal].update(
+        {n: _operand_priced(getattr(decimal.Decimal, n), n, False) for n in _DECIMAL_OPERAND_METHODS})
     if "strftime" in datetime.datetime.__dict__:  # a C version that overrides date's
         table[datetime.datetime] = strftime_guards(datetime.datetime)
     return table

@@ -839,3 +839,163 @@ def test_priced_decimal_transcendentals_give_cpythons_answers() -> None:
     D = decimal.Decimal
     assert safe_eval(code) == (D(2).ln(c), D(2).log10(c), D(3).exp(c), c.ln(D(5)), c.exp(D(1)),
                                c.power(D(2), D("0.5")))
+
+
+# -- rt-limits f19: a bulk insert of colliding keys into a hash table is one step per key ----------
+_M = "(2**61 - 1)"  # CPython's int hash modulus: every multiple hashes to 0
+_COLLIDING = f"xs = [i * {_M} for i in range(20_000)]\n"
+BULK_INSERTS = [
+    ("set", _COLLIDING + "len(set(xs))"),
+    ("frozenset", _COLLIDING + "len(frozenset(xs))"),
+    ("set-display", _COLLIDING + "len({*xs})"),
+    ("dict-fromkeys", _COLLIDING + "len(dict.fromkeys(xs))"),
+    ("set-update", _COLLIDING + "s = set()\ns.update(xs)\nlen(s)"),
+    ("set-union", _COLLIDING + "len(set().union(xs))"),
+    ("dict-of-pairs", f"xs = [(i * {_M}, 1) for i in range(20_000)]\nlen(dict(xs))"),
+    ("dict-update-pairs", f"xs = [(i * {_M}, 1) for i in range(20_000)]\nd = {{}}\nd.update(xs)\nlen(d)"),
+    ("counter", "from collections import Counter\n" + _COLLIDING + "len(Counter(xs))"),
+    ("counter-update", "from collections import Counter\n" + _COLLIDING + "c = Counter()\nc.update(xs)\nlen(c)"),
+    ("ordered-dict", f"from collections import OrderedDict\nxs = [(i * {_M}, 1) for i in range(20_000)]\n"
+                     "len(OrderedDict(xs))"),
+    ("defaultdict", f"from collections import defaultdict\nxs = [(i * {_M}, 1) for i in range(20_000)]\n"
+                    "len(defaultdict(int, xs))"),
+    ("range", f"len(set(range(0, 20_000 * {_M}, {_M})))"),
+    ("dict-values", f"d = {{i: i * {_M} for i in range(20_000)}}\nlen(set(d.values()))"),
+    ("tuples", f"xs = [(i * {_M},) for i in range(20_000)]\nlen(set(xs))"),
+    ("floats-and-ints", f"xs = [float(i) for i in range(9)] + [i * {_M} for i in range(20_000)]\nlen(set(xs))"),
+    ("decimals", "from decimal import Decimal\n" + _COLLIDING + "len(set(map(Decimal, xs)))"),
+]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("code", [c for _, c in BULK_INSERTS], ids=[i for i, _ in BULK_INSERTS])
+def test_a_bulk_insert_of_colliding_keys_ends_within_the_time_limit(code: str) -> None:
+    # each was one C call of 6-8 s (n**2 / 2 comparisons on one probe chain); fed one key per
+    # step it meets the budget's clock and the watchdog
+    import time
+
+    start = time.monotonic()
+    with pytest.raises(TimeLimit):
+        safe_eval(code, {}, limits={"time": 1.0})
+    assert time.monotonic() - start < 3.0
+
+
+def test_bulk_inserts_of_ordinary_keys_give_cpythons_answers() -> None:
+    code = ("xs = list(range(-50_000, 50_000)) * 2\nys = [str(i) for i in range(50_000)]\n"
+            "zs = [(i, -i) for i in range(50_000)]\nfs = [i / 7 for i in range(50_000)]\n"
+            "from collections import Counter\n"
+            "(len(set(xs)), len({*ys}), len(dict(zs)), len(set(zs)), len(frozenset(fs)),"
+            " len(dict.fromkeys(xs)), len(Counter(ys)), sorted(set(xs))[:3], len(set([-1, -2] * 9)))")
+    assert safe_eval(code, {}, limits={"time": 10.0}) == (100_000, 50_000, 50_000, 50_000, 50_000,
+                                                         100_000, 50_000, [-50_000, -49_999, -49_998], 2)
+
+
+# -- rt-limits f20: Decimal routines are priced by their operands' digits, not only the context --
+_LONG = "from decimal import Decimal, Context, localcontext\nd = Decimal('7' * 3000 + '.' + '3' * 3000)\n"
+_HUGE = ("from decimal import Decimal, Context, localcontext\nd = Decimal('7' * 1_000_000 + '.' + '3' * 1_000_000)\n"
+         "e = Decimal('3' * 1_000_000)\nc = Context(prec=4000)\n")
+DECIMAL_OPERANDS = [
+    ("power-of-a-long-base", _LONG + "d ** Decimal('0.5')"),
+    ("power-slot", _LONG + "d.__pow__(Decimal('0.5'))"),
+    ("rpow-slot", _LONG + "Decimal('0.5').__rpow__(d)"),
+    ("pow-builtin", _LONG + "pow(d, Decimal('0.5'))"),
+    ("inplace-power", _LONG + "d **= Decimal('0.5')"),
+    ("context-power-long-base", _LONG + "Context().power(d, Decimal('0.5'))"),
+    ("power-at-the-precision-cap", "from decimal import Decimal, localcontext\nwith localcontext(prec=4000):\n"
+                                   "    Decimal(2) ** Decimal('0.5')"),
+    ("division-at-the-cap", _HUGE + "with localcontext(prec=4000):\n    d / e"),
+    ("floor-division-at-the-cap", _HUGE + "with localcontext(prec=4000):\n    d // e"),
+    ("modulo-at-the-cap", _HUGE + "with localcontext(prec=4000):\n    d % e"),
+    ("divmod-at-the-cap", _HUGE + "with localcontext(prec=4000):\n    divmod(d, e)"),
+    ("remainder-near-at-the-cap", _HUGE + "with localcontext(prec=4000):\n    d.remainder_near(e)"),
+    ("context-divide", _HUGE + "c.divide(d, e)"),
+    ("context-remainder", _HUGE + "c.remainder(d, e)"),
+]
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("code", [c for _, c in DECIMAL_OPERANDS], ids=[i for i, _ in DECIMAL_OPERANDS])
+def test_a_decimal_routine_on_long_operands_is_refused_before_the_call(code: str) -> None:
+    # 3 000 + 3 000 digits to the power 0.5 was one libmpdec call of 5.5 s (~n**2.3) under the
+    # default 28-digit context; a million-digit division at prec 4000 about 0.5 s
+    with pytest.raises(TimeLimit) as info:
+        safe_exec(code, {}, limits={"time": 1.0, "memory": 2**30})
+    assert info.value.detail == "operation would take too long"
+
+
+def test_decimal_routines_on_ordinary_operands_give_cpythons_answers() -> None:
+    import decimal
+
+    D = decimal.Decimal
+    code = ("from decimal import Decimal, Context\nc = Context(prec=50)\nd = Decimal('7' * 20 + '.5')\n"
+            "(Decimal(2) ** Decimal('0.5'), d ** Decimal('0.5'), d ** 3, d / 7, d // 7, d % 7, divmod(d, 7),"
+            " c.divide(d, 3), c.power(Decimal(2), Decimal('0.5')), Decimal('1.25').quantize(Decimal('0.1')),"
+            " d.sqrt(), Decimal(10).remainder_near(3), Decimal(2).fma(3, 4), d.to_integral_value())")
+    d = D("7" * 20 + ".5")
+    c = decimal.Context(prec=50)
+    assert safe_eval(code) == (D(2) ** D("0.5"), d ** D("0.5"), d ** 3, d / 7, d // 7, d % 7, divmod(d, 7),
+                               c.divide(d, 3), c.power(D(2), D("0.5")), D("1.25").quantize(D("0.1")),
+                               d.sqrt(), D(10).remainder_near(3), D(2).fma(3, 4), d.to_integral_value())
+
+
+# -- copies let through within one op chunk add up: slices, repeats, concatenations -------------
+_KEEPING = [
+    ("str-slice", "s = 'x' * 2**20\nkeep = []\nfor i in range(10**6):\n    keep.append(s[i:])"),
+    ("bytes-slice", "s = b'x' * 2**20\nkeep = []\nfor i in range(10**6):\n    keep.append(s[i:])"),
+    ("list-slice", "s = [0] * 2**17\nkeep = []\nfor i in range(10**6):\n    keep.append(s[i:])"),
+    ("stepped-slice", "s = 'x' * 2**20\nkeep = []\nfor i in range(10**6):\n    keep.append(s[::1 + i % 2])"),
+    ("small-slices", "s = 'x' * 2**16\nkeep = []\nfor i in range(10**7):\n    keep.append(s[i % 7:])"),
+    ("getitem-slot", "s = 'x' * 2**20\nkeep = []\nfor i in range(10**6):\n    keep.append(s.__getitem__(slice(i, None)))"),
+    ("operator-getitem", "import operator\ns = 'x' * 2**20\nkeep = []\nfor i in range(10**6):\n"
+                         "    keep.append(operator.getitem(s, slice(i, None)))"),
+    ("getitem-on-the-type",
+     "s = [0] * 2**17\nkeep = []\nfor i in range(10**6):\n    keep.append(list.__getitem__(s, slice(i, None)))"),
+    ("str-repeat", "keep = []\nfor i in range(10**6):\n    keep.append('x' * (2**20 - i))"),
+    ("str-concatenation", "s = 'x' * 2**20\nkeep = []\nfor i in range(10**6):\n    keep.append(s + 'y')"),
+]
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("code", [c for _, c in _KEEPING], ids=[i for i, _ in _KEEPING])
+def test_copies_kept_within_one_op_chunk_stay_within_the_memory_limit(code: str) -> None:
+    # each copy is "free" (no bigger than its input) or priced alone against the total of the
+    # last sample: hundreds of megabyte copies fit between two samples (1.1-1.5x the limit here,
+    # 3-5x on a faster machine, stopped only by the watchdog). Counted since the last sample,
+    # the copy that would pass the limit is refused before it is made.
+    import threading
+
+    from tests.security.test_run_isolation import _trim_heap
+
+    limit = 64 * 2**20
+    _trim_heap()
+    base = _rss()
+    peak = [base]
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            peak[0] = max(peak[0], _rss())
+            done.wait(0.0005)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        with pytest.raises(MemoryLimit) as info:
+            safe_exec(code, {}, limits={"memory": limit, "ops": 10**9, "time": 60})
+    finally:
+        done.set()
+        watcher.join()
+    assert info.value.detail == "allocation too large"  # refused before the copy, not sampled after
+    assert peak[0] - base < 1.25 * limit
+
+
+def test_slices_of_ordinary_data_are_not_refused() -> None:
+    code = ("s = 'x' * 2**20\nb = b'y' * 2**20\nxs = list(range(2**17))\nn = 0\n"
+            "for i in range(2000):\n    n += len(s[i:]) + len(b[:i]) + len(xs[i::2])\nn")
+    expected = sum((2**20 - i) + i + len(range(i, 2**17, 2)) for i in range(2000))
+    assert safe_eval(code, {}, limits={"memory": 64 * 2**20, "ops": 10**9, "time": 60}) == expected
