@@ -244,8 +244,8 @@ def to_api_error(e: BaseException) -> BaseException:
         if type(e) is watchdog.WatchdogTimeLimit or type(e) is watchdog.WatchdogMemoryLimit:
             return _watchdog_limit(e)
         return e
-    gl = sys.modules.get("greenlet")  # greenlet is imported with the first guest generator
-    if gl is not None and isinstance(e, (gl.GreenletExit, gl.error)):
+    greenlet_errors = _greenlet_errors()
+    if greenlet_errors and isinstance(e, greenlet_errors):
         internal = InternalError(f"interpreter error: {type(e).__name__}: {e}")
         internal.__cause__ = e  # our bug: the host frames say where
         return internal
@@ -273,6 +273,18 @@ def to_api_error(e: BaseException) -> BaseException:
     from safe_eval.interpreter.compile_stmt import enter_guest
 
     return GuestError(type(e).__name__, message, frames, _without_host_frames(enter_guest(e)), cause)
+
+
+def _greenlet_errors() -> tuple[type[BaseException], ...]:
+    """greenlet's exception classes, once it is imported (with the first guest generator, or by
+    the host). While another thread imports it, ``sys.modules`` holds the module before its
+    body has run, without them (reading them raised AttributeError out of the run); no
+    greenlet has run yet then, so none of its exceptions can be in flight."""
+    gl = sys.modules.get("greenlet")
+    if gl is None:
+        return ()
+    found = (getattr(gl, "GreenletExit", None), getattr(gl, "error", None))
+    return tuple(c for c in found if isinstance(c, type) and issubclass(c, BaseException))
 
 
 def _without_host_frames(e: BaseException) -> BaseException:

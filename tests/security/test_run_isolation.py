@@ -1401,7 +1401,6 @@ importer.join()
 """
 
 
-@pytest.mark.xfail(strict=True, reason="to_api_error reads a partially imported greenlet")
 @pytest.mark.timeout(60)
 def test_a_run_ending_while_the_host_imports_greenlet_raises_only_safe_eval_errors() -> None:
     import os
