@@ -1328,7 +1328,6 @@ def test_a_tool_is_never_interrupted_in_its_own_code_after_a_guest_callback_retu
 
 
 # -- red team, fourth round: run ends, host processes ---------------------------------------
-@pytest.mark.xfail(strict=True, reason="Budget.finish_memory skips the end sample of a short run")
 @pytest.mark.timeout(120)
 def test_what_many_short_runs_grow_is_never_charged_to_a_concurrent_run() -> None:
     # Each short run keeps 1 MB in its session's env and ends within a millisecond, before it
