@@ -29,7 +29,7 @@ from safe_eval.limits import watchdog
 from safe_eval.limits.budget import current as current_budget
 from safe_eval.limits.budget import depth_limit_of
 from safe_eval.limits.memory import release as release_memory
-from safe_eval.limits.stack import BIG_STACK_THREAD, HostRecursion, call_with_stack, own_stack_for, stack_for
+from safe_eval.limits.stack import BIG_STACK_THREAD, HostRecursion, call_with_stack, stack_for
 from safe_eval.limits.stackguard import ensure_main_thread_stack, needs_big_stack_thread
 
 if TYPE_CHECKING:
@@ -61,12 +61,12 @@ def run_guarded(
         from safe_eval.interpreter import generators  # noqa: F401  (marks it uncatchable)
 
         _greenlet_pending = False
-    # the rlimit raise is kept for the process: a no-op unless this run needs more. Sized from
-    # the run's own limit only (``own_stack_for``): the soft stack limit is inherited by every
-    # child process, sandbox workers among them, whose threads take it as their default stack
-    # size out of their address-space limit (sized from the process peak, it ran them out of
-    # memory after a memory-heavy host session)
-    ensure_main_thread_stack(own_stack_for(memory))
+    # the rlimit raise is kept for the process: a no-op unless this run needs more. Sized as a
+    # big-stack thread is (``stack_for``: the run's own share plus the nesting earlier runs
+    # left; the run's share alone let four runs of one session build a tuple whose hash
+    # overflowed it). Every child process inherits the soft limit as its threads' default
+    # stack size: safe-eval's own threads there take an explicit size (``watchdog``)
+    ensure_main_thread_stack(stack_for(memory))
     budget = ctx.budget
     budget.start_memory()  # before the watch: the watchdog checks every run it watches
     w = watchdog.start(budget)

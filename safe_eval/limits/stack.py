@@ -65,19 +65,12 @@ def stack_for(memory_limit: int) -> int:
     return max(MIN_STACK, min(MAX_STACK, 2 * memory_limit + _held_share()))
 
 
-def own_stack_for(memory_limit: int) -> int:
-    """``stack_for`` without the share for what earlier runs built: the main thread's, whose
-    size is the process's soft stack limit, which child processes inherit (see
-    ``session.run_guarded``)."""
-    return max(MIN_STACK, min(MAX_STACK, 2 * memory_limit))
-
-
 def _held_share() -> int:
     """Stack for the nesting earlier runs left: twice the process's peak resident size (never
     below what it holds now; one system call, cheaper than reading the current size). Under
     an address-space limit (``ulimit -v``, a sandbox worker) a thread's stack is reserved out
-    of that limit, so the share is capped at a quarter of it (a forked worker's peak is its
-    parent's; a crash there ends the worker, not the host)."""
+    of that limit, so there is no share (a forked worker's peak is its parent's; a crash there
+    ends the worker, not the host)."""
     if resource is None:  # pragma: no cover - not on Linux/macOS
         return 0
     peak = resource.getrusage(_RUSAGE).ru_maxrss

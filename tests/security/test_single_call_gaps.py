@@ -94,3 +94,40 @@ def test_nesting_built_across_runs_of_a_session_never_overflows_the_c_stack(thre
     # each probe answers as CPython would, or is stopped by a limit of its run: never a crash
     assert all(o in {"None", "True", "False", "1", "MemoryLimit", "RecursionLimit", "TimeLimit"}
                or o.lstrip("-").isdigit() for o in outcomes), (outcomes, p.stderr[-2000:])
+
+
+# What the main thread's runs raise the soft stack limit to (``stack.stack_for``, kept for the
+# process) every child process inherits as its threads' default stack size: a sandbox worker
+# started afterwards must still have its address-space limit for its guest (its watchdog thread
+# took 4 GiB of it: MemoryLimit, or a module half imported)
+_WORKER_AFTER_MAIN_THREAD_RUNS = """
+import sys
+import safe_eval
+from safe_eval.sandbox import make_backend
+safe_eval.Evaluator(limits={"memory": 2**31}).eval("1")  # a main-thread run with a 2 GiB limit
+with make_backend(sys.argv[1]) as b:
+    code = "import hashlib\\nx = [i * i for i in range(10**5)]\\nlen(hashlib.sha256(b'a').hexdigest()) + len(x)"
+    try:
+        print(b.run(code, {}).value, flush=True)
+    except safe_eval.SafeEvalError as e:
+        print(type(e).__name__, e, flush=True)
+"""
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", ["subprocess", "bwrap"])
+def test_a_sandbox_worker_started_after_main_thread_runs_raised_the_stack_limit_keeps_its_memory(
+        backend: str) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from safe_eval.sandbox.bwrap import BwrapBackend
+    from safe_eval.sandbox.subprocess import SubprocessBackend
+
+    why = {"subprocess": SubprocessBackend, "bwrap": BwrapBackend}[backend].unavailable()
+    if why is not None:
+        pytest.skip(f"{backend}: {why}")
+    p = subprocess.run([sys.executable, "-c", _WORKER_AFTER_MAIN_THREAD_RUNS, backend], capture_output=True,
+                       text=True, timeout=100, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert (p.returncode, p.stdout.strip()) == (0, "100064"), p.stderr[-2000:]
