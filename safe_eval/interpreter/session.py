@@ -29,7 +29,7 @@ from safe_eval.limits import watchdog
 from safe_eval.limits.budget import current as current_budget
 from safe_eval.limits.budget import depth_limit_of
 from safe_eval.limits.memory import release as release_memory
-from safe_eval.limits.stack import BIG_STACK_THREAD, HostRecursion, call_with_stack, stack_for
+from safe_eval.limits.stack import BIG_STACK_THREAD, HostRecursion, call_with_stack, stack_for, thread_stack
 from safe_eval.limits.stackguard import ensure_main_thread_stack, needs_big_stack_thread
 
 if TYPE_CHECKING:
@@ -181,7 +181,17 @@ def _run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
 def _own_run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     """``_run`` for a nested run with a budget of its own: the run-exit bookkeeping of
     ``run_guarded`` (memory mark, watch, final settlement and check, release), so no nested
-    run is unwatched or leaves its announcements in the ledger."""
+    run is unwatched or leaves its announcements in the ledger.
+
+    Its C stack is sized for its own memory limit as an outermost run's is (a tool's run with a
+    larger limit than the run that called the tool segfaulted the host hashing what it nested
+    on the caller's stack): the main thread's grows; a big-stack thread started for less runs
+    it on a fresh one, an outermost run there (its generators cannot be resumed from here)."""
+    need = stack_for(ctx.budget.limits.memory)
+    if threading.get_ident() == _MAIN_IDENT or not needs_big_stack_thread():
+        ensure_main_thread_stack(need)
+    elif thread_stack() < need:
+        return call_with_stack(run_guarded, ctx, fn, *args, stack_bytes=need)
     budget = ctx.budget
     budget.start_memory()
     w = watchdog.start(budget)  # a spare watch: the enclosing run's stays as it was
