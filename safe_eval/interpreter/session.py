@@ -201,7 +201,13 @@ def _own_run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> 
     result: Any = None
     room = HostRecursion(budget.max_depth)
     try:
-        token = context.enter(ctx)
+        # a run of its own: its own root (decimal context, event loops, undo hooks), not its
+        # caller's (a tool's evaluation computed with the calling guest's decimal precision)
+        token = context.enter_root(ctx)
+        if "decimal" in _modules:
+            from safe_eval.membrane.modules.decimal import isolate
+
+            isolate()
         room.enter()
         result = fn(*args)
     except BaseException as e:
@@ -223,6 +229,8 @@ def _own_run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> 
                 if token is not None:
                     context.leave(token)
                     token = None
+                if ctx.extra:
+                    context.run_undo_hooks(ctx)
                 room.leave()
                 try:
                     budget.finish_memory()

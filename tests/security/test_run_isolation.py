@@ -565,6 +565,48 @@ def test_a_runs_decimal_flags_are_seen_by_neither_the_host_nor_the_next_run(env:
         [28, "[], traps=[InvalidOperation, DivisionByZero, Overflow])"], False)
 
 
+# A tool's own Decimal arithmetic, and a run a tool starts, never run on the calling guest's
+# decimal context: ``localcontext(prec=2)`` around the call priced 3 x 19.99 at 60
+DECIMAL_POLICY = "policy p\nimports decimal\nallow price(*)\nallow evaluate(*)\nallow seen(*)\n"
+
+
+def _price(qty: int) -> str:
+    import decimal
+
+    return str(decimal.Decimal("19.99") * qty)  # the host's own arithmetic
+
+
+def _evaluate(code: str) -> Any:  # a tool that runs code of its own (another run)
+    return safe_eval.safe_eval(code, {}, policy=parse_policy("policy q\nimports decimal\n"))
+
+
+@pytest.mark.parametrize("call", [
+    pytest.param("price(3)", id="the-tools-own-arithmetic"),
+    pytest.param("evaluate('import decimal\\nstr(decimal.Decimal(\"19.99\") * 3)')", id="a-run-the-tool-starts"),
+])
+def test_a_tool_never_computes_on_the_calling_guests_decimal_context(call: str) -> None:
+    code = f"import decimal\nwith decimal.localcontext(prec=2):\n    r = {call}\nr"
+    env = {"price": _price, "evaluate": _evaluate}
+    assert safe_eval.safe_eval(code, env, policy=parse_policy(DECIMAL_POLICY)) == "59.97"
+
+
+def test_a_run_a_tool_starts_leaves_its_decimal_flags_to_neither_its_caller_nor_the_host() -> None:
+    import decimal
+
+    decimal.getcontext().clear_flags()
+    flags: list[Any] = []
+    flagged = "'DivisionByZero' in repr(decimal.getcontext()).split('flags=')[1].split(']')[0]"
+    inner = ("import decimal\ntry:\n    decimal.Decimal(1) / decimal.Decimal(0)\nexcept Exception:\n    pass\n"
+             + flagged)
+
+    def seen() -> None:  # what the host's code sees while the guest's tool call is in progress
+        flags.append(decimal.getcontext().flags[decimal.DivisionByZero])
+
+    code = f"import decimal\ninner = evaluate({inner!r})\nseen()\n[inner, {flagged}]"
+    result = safe_eval.safe_eval(code, {"evaluate": _evaluate, "seen": seen}, policy=parse_policy(DECIMAL_POLICY))
+    assert (result, flags, decimal.getcontext().flags[decimal.DivisionByZero]) == ([True, False], [False], False)
+
+
 # -- red team, third round: what a run leaves in host caches, whom the watchdog hits ---------
 # a guest class ``C`` put into one typing form each: typing memoises every subscription in a
 # process-wide lru_cache (``typing._tp_cache``) that would keep ``C``, its methods and through
