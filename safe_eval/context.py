@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from safe_eval.limits.result_bound import ResultBound
     from safe_eval.policy.model import Policy
 
-__all__ = ["RunContext", "activate", "back_from_host", "current_context", "enter_root", "on_host_code",
-           "on_run_exit", "outermost", "to_host"]
+__all__ = ["RunContext", "activate", "back_from_host", "current_context", "enter_root", "guest_again",
+           "host_again", "on_host_code", "on_run_exit", "outermost", "to_host"]
 
 
 class RunContext(Shown):
@@ -151,10 +151,14 @@ def to_host() -> list[Callable[[], Any]] | None:
     """The run in progress hands the thread to the host's own code: put back the host state
     its curated modules changed (``on_host_code``); returns what ``back_from_host`` takes."""
     ctx = _current.get()
-    swaps = ctx.root.extra.get(HOST_SWAPS_KEY) if ctx is not None else None
+    if ctx is None:
+        return None
+    swaps = ctx.root.extra.get(HOST_SWAPS_KEY)
     if not swaps:
         return None
-    return [swap() for swap in swaps]
+    restores = [swap() for swap in swaps]
+    ctx.root.extra.setdefault(IN_HOST_KEY, []).append(restores)  # for ``guest_again``
+    return restores
 
 
 def back_from_host(restores: list[Callable[[], Any]] | None) -> None:
@@ -162,6 +166,30 @@ def back_from_host(restores: list[Callable[[], Any]] | None) -> None:
     if restores:
         for restore in reversed(restores):
             restore()
+        ctx = _current.get()
+        stack = ctx.root.extra.get(IN_HOST_KEY) if ctx is not None else None
+        if stack:
+            stack.pop()
+
+
+def guest_again(ctx: RunContext) -> list[Callable[[], Any]] | None:
+    """Host code the run ``ctx`` handed the thread to (``to_host``) calls guest code of that
+    run back (``Function.__call__``): the run's state for the call; returns what
+    ``host_again`` takes after it (None: the run is not in host code)."""
+    stack = ctx.root.extra.get(IN_HOST_KEY)
+    if not stack:
+        return None
+    for restore in reversed(stack[-1]):
+        restore()
+    swaps: list[Callable[[], Any]] = ctx.root.extra[HOST_SWAPS_KEY]
+    return swaps
+
+
+def host_again(ctx: RunContext, swaps: list[Callable[[], Any]]) -> None:
+    """The guest call ``guest_again`` started returned to the host code: the host's state again."""
+    stack = ctx.root.extra.get(IN_HOST_KEY)
+    if stack:
+        stack[-1] = [swap() for swap in swaps]
 
 
 def run_undo_hooks(ctx: RunContext) -> None:
@@ -175,3 +203,4 @@ def run_undo_hooks(ctx: RunContext) -> None:
 
 UNDO_KEY = "undo-on-exit"
 HOST_SWAPS_KEY = "swap-for-host-code"
+IN_HOST_KEY = "in-host-code"  # the restores of the host code in progress, innermost last

@@ -607,6 +607,28 @@ def test_a_run_a_tool_starts_leaves_its_decimal_flags_to_neither_its_caller_nor_
     assert (result, flags, decimal.getcontext().flags[decimal.DivisionByZero]) == ([True, False], [False], False)
 
 
+def test_guest_code_a_tool_calls_back_computes_on_its_runs_decimal_context_and_leaves_the_hosts_alone() -> None:
+    import decimal
+
+    decimal.getcontext().clear_flags()
+    seen: list[Any] = []
+
+    def apply(f: Any) -> Any:  # the host's tool: its own arithmetic around the guest's callback
+        before = str(decimal.Decimal("19.99") * 3)
+        result = f()
+        seen.append((before, str(decimal.Decimal("19.99") * 3), decimal.getcontext().flags[decimal.DivisionByZero]))
+        return result
+
+    code = ("import decimal\ndef f():\n    try:\n        decimal.Decimal(1) / decimal.Decimal(0)\n"
+            "    except Exception:\n        pass\n    return str(decimal.Decimal('19.99') * 3)\n"
+            "with decimal.localcontext(prec=2):\n    r = apply(f)\nr")
+    result = safe_eval.safe_eval(code, {"apply": apply}, policy=parse_policy(
+        "policy p\nimports decimal\nallow apply(*)\n"))
+    # the callback computes as the guest's own code would (precision 2), the tool as the host's
+    assert (result, seen, decimal.getcontext().flags[decimal.DivisionByZero]) == (
+        "60", [("59.97", "59.97", False)], False)
+
+
 # -- red team, third round: what a run leaves in host caches, whom the watchdog hits ---------
 # a guest class ``C`` put into one typing form each: typing memoises every subscription in a
 # process-wide lru_cache (``typing._tp_cache``) that would keep ``C``, its methods and through
