@@ -191,7 +191,14 @@ def _own_run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> 
     if threading.get_ident() == _MAIN_IDENT or not needs_big_stack_thread():
         ensure_main_thread_stack(need)
     elif thread_stack() < need:
-        return call_with_stack(run_guarded, ctx, fn, *args, stack_bytes=need)
+        # A chain of such threads is bounded here: each starts with an empty Python stack, so
+        # the host recursion limit, which bounds runs nested on one thread, never trips (a
+        # guest whose tool evaluates the guest's code again nested runs without end)
+        hops = getattr(_hops, "n", 0)
+        if hops >= _MAX_HOPS:
+            raise RecursionLimit("runs nested too deep (each in a tool of the one before)",
+                                 value=ctx.budget.max_depth)
+        return call_with_stack(_hopped, hops + 1, ctx, fn, args, stack_bytes=need)
     budget = ctx.budget
     budget.start_memory()
     w = watchdog.start(budget)  # a spare watch: the enclosing run's stays as it was
@@ -246,6 +253,17 @@ def _own_run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> 
     if failed is None:
         return result
     raise _detached(failed)
+
+
+# how many runs nested in a tool may each move to a thread with a larger stack, one after the
+# other (``_own_run``); the runs nested on each thread are bounded by the host recursion limit
+_MAX_HOPS = 8
+_hops = threading.local()
+
+
+def _hopped(hops: int, ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    _hops.n = hops  # this thread is the ``hops``-th of a chain of nested runs' threads
+    return run_guarded(ctx, fn, *args)
 
 
 def _message(e: BaseException) -> str:
