@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from safe_eval.limits.result_bound import ResultBound
     from safe_eval.policy.model import Policy
 
-__all__ = ["RunContext", "activate", "current_context", "on_run_exit", "outermost"]
+__all__ = ["RunContext", "activate", "back_from_host", "current_context", "enter_root", "guest_again",
+           "host_again", "on_host_code", "on_run_exit", "outermost", "to_host"]
 
 
 class RunContext(Shown):
@@ -96,6 +97,14 @@ def leave(token: Any) -> None:
         pass
 
 
+def enter_root(ctx: RunContext) -> Any:
+    """``enter`` for a run of its own started inside another (a tool that evaluates code:
+    ``session._own_run``): it is its own root, so what a run keeps on its outermost context
+    (its decimal context, its event loops, its undo hooks) is its own, not its caller's."""
+    ctx.root = ctx
+    return _current.set(ctx)
+
+
 @contextmanager
 def activate(ctx: RunContext) -> Iterator[RunContext]:
     token = enter(ctx)
@@ -125,6 +134,64 @@ def on_run_exit(undo: Callable[[], Any]) -> None:
         hooks.append(undo)
 
 
+def on_host_code(swap: Callable[[], Callable[[], Any]]) -> None:
+    """Have the run in progress call ``swap`` whenever it hands the thread to the host's own
+    code (a tool call, a host iterator: ``to_host``): ``swap`` puts the host's state back for
+    that code (the thread's decimal context) and returns what puts the run's back after it
+    (``back_from_host``). Registering the same ``swap`` again in one run is a no-op."""
+    root = outermost()
+    if root is None:
+        return
+    swaps = root.extra.setdefault(HOST_SWAPS_KEY, [])
+    if not any(s is swap for s in swaps):
+        swaps.append(swap)
+
+
+def to_host() -> list[Callable[[], Any]] | None:
+    """The run in progress hands the thread to the host's own code: put back the host state
+    its curated modules changed (``on_host_code``); returns what ``back_from_host`` takes."""
+    ctx = _current.get()
+    if ctx is None:
+        return None
+    swaps = ctx.root.extra.get(HOST_SWAPS_KEY)
+    if not swaps:
+        return None
+    restores = [swap() for swap in swaps]
+    ctx.root.extra.setdefault(IN_HOST_KEY, []).append(restores)  # for ``guest_again``
+    return restores
+
+
+def back_from_host(restores: list[Callable[[], Any]] | None) -> None:
+    """The host code ``to_host`` started returned to the run: put the run's state back."""
+    if restores:
+        for restore in reversed(restores):
+            restore()
+        ctx = _current.get()
+        stack = ctx.root.extra.get(IN_HOST_KEY) if ctx is not None else None
+        if stack:
+            stack.pop()
+
+
+def guest_again(ctx: RunContext) -> list[Callable[[], Any]] | None:
+    """Host code the run ``ctx`` handed the thread to (``to_host``) calls guest code of that
+    run back (``Function.__call__``): the run's state for the call; returns what
+    ``host_again`` takes after it (None: the run is not in host code)."""
+    stack = ctx.root.extra.get(IN_HOST_KEY)
+    if not stack:
+        return None
+    for restore in reversed(stack[-1]):
+        restore()
+    swaps: list[Callable[[], Any]] = ctx.root.extra[HOST_SWAPS_KEY]
+    return swaps
+
+
+def host_again(ctx: RunContext, swaps: list[Callable[[], Any]]) -> None:
+    """The guest call ``guest_again`` started returned to the host code: the host's state again."""
+    stack = ctx.root.extra.get(IN_HOST_KEY)
+    if stack:
+        stack[-1] = [swap() for swap in swaps]
+
+
 def run_undo_hooks(ctx: RunContext) -> None:
     """Call (newest first) and drop the hooks ``on_run_exit`` registered on ``ctx``; safe to
     call again after an interruption (a hook is dropped only once it has returned)."""
@@ -135,3 +202,5 @@ def run_undo_hooks(ctx: RunContext) -> None:
 
 
 UNDO_KEY = "undo-on-exit"
+HOST_SWAPS_KEY = "swap-for-host-code"
+IN_HOST_KEY = "in-host-code"  # the restores of the host code in progress, innermost last

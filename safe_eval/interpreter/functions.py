@@ -11,7 +11,7 @@ import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from safe_eval.context import current_context
+from safe_eval.context import current_context, guest_again, host_again
 from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.identity import GUEST_REFS, register_internal_type
 from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
@@ -237,14 +237,21 @@ class Function:
             b.host_calls += 1
             if b.host_calls > b.max_host_calls:
                 b.too_many_host_calls()
-            # called back by a tool its run handed the CPU to: the watchdog watches it again
-            oncpu = guest_from_host(b) if IN_HOST_CODE else None
+            # called back by a tool its run handed the CPU to: the run's own state (its decimal
+            # context) is back for the call, and the watchdog watches it again (last: off the
+            # CPU nothing is delivered here)
+            state = guest_again(ctx) if ctx.root.extra else None
+            oncpu = None
             try:
+                if IN_HOST_CODE:
+                    oncpu = guest_from_host(b)
                 result = self.run(self, b, args, kw)
             finally:
                 b.host_calls -= 1
                 if oncpu is not None:
                     host_code_again(oncpu)
+                if state is not None:
+                    host_again(ctx, state)
             # host code called this: a host iterator it gets back ticks (``metered_result``)
             return result if type(result) in PLAIN_SCALARS else metered_result(result)
         from safe_eval.interpreter.session import call_as_origin

@@ -29,7 +29,7 @@ from safe_eval.limits import watchdog
 from safe_eval.limits.budget import current as current_budget
 from safe_eval.limits.budget import depth_limit_of
 from safe_eval.limits.memory import release as release_memory
-from safe_eval.limits.stack import BIG_STACK_THREAD, HostRecursion, call_with_stack, own_stack_for, stack_for
+from safe_eval.limits.stack import BIG_STACK_THREAD, HostRecursion, call_with_stack, stack_for, thread_stack
 from safe_eval.limits.stackguard import ensure_main_thread_stack, needs_big_stack_thread
 
 if TYPE_CHECKING:
@@ -61,12 +61,12 @@ def run_guarded(
         from safe_eval.interpreter import generators  # noqa: F401  (marks it uncatchable)
 
         _greenlet_pending = False
-    # the rlimit raise is kept for the process: a no-op unless this run needs more. Sized from
-    # the run's own limit only (``own_stack_for``): the soft stack limit is inherited by every
-    # child process, sandbox workers among them, whose threads take it as their default stack
-    # size out of their address-space limit (sized from the process peak, it ran them out of
-    # memory after a memory-heavy host session)
-    ensure_main_thread_stack(own_stack_for(memory))
+    # the rlimit raise is kept for the process: a no-op unless this run needs more. Sized as a
+    # big-stack thread is (``stack_for``: the run's own share plus the nesting earlier runs
+    # left; the run's share alone let four runs of one session build a tuple whose hash
+    # overflowed it). Every child process inherits the soft limit as its threads' default
+    # stack size: safe-eval's own threads there take an explicit size (``watchdog``)
+    ensure_main_thread_stack(stack_for(memory))
     budget = ctx.budget
     budget.start_memory()  # before the watch: the watchdog checks every run it watches
     w = watchdog.start(budget)
@@ -181,7 +181,24 @@ def _run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
 def _own_run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
     """``_run`` for a nested run with a budget of its own: the run-exit bookkeeping of
     ``run_guarded`` (memory mark, watch, final settlement and check, release), so no nested
-    run is unwatched or leaves its announcements in the ledger."""
+    run is unwatched or leaves its announcements in the ledger.
+
+    Its C stack is sized for its own memory limit as an outermost run's is (a tool's run with a
+    larger limit than the run that called the tool segfaulted the host hashing what it nested
+    on the caller's stack): the main thread's grows; a big-stack thread started for less runs
+    it on a fresh one, an outermost run there (its generators cannot be resumed from here)."""
+    need = stack_for(ctx.budget.limits.memory)
+    if threading.get_ident() == _MAIN_IDENT or not needs_big_stack_thread():
+        ensure_main_thread_stack(need)
+    elif thread_stack() < need:
+        # A chain of such threads is bounded here: each starts with an empty Python stack, so
+        # the host recursion limit, which bounds runs nested on one thread, never trips (a
+        # guest whose tool evaluates the guest's code again nested runs without end)
+        hops = getattr(_hops, "n", 0)
+        if hops >= _MAX_HOPS:
+            raise RecursionLimit("runs nested too deep (each in a tool of the one before)",
+                                 value=ctx.budget.max_depth)
+        return call_with_stack(_hopped, hops + 1, ctx, fn, args, stack_bytes=need)
     budget = ctx.budget
     budget.start_memory()
     w = watchdog.start(budget)  # a spare watch: the enclosing run's stays as it was
@@ -191,7 +208,13 @@ def _own_run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> 
     result: Any = None
     room = HostRecursion(budget.max_depth)
     try:
-        token = context.enter(ctx)
+        # a run of its own: its own root (decimal context, event loops, undo hooks), not its
+        # caller's (a tool's evaluation computed with the calling guest's decimal precision)
+        token = context.enter_root(ctx)
+        if "decimal" in _modules:
+            from safe_eval.membrane.modules.decimal import isolate
+
+            isolate()
         room.enter()
         result = fn(*args)
     except BaseException as e:
@@ -213,6 +236,8 @@ def _own_run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> 
                 if token is not None:
                     context.leave(token)
                     token = None
+                if ctx.extra:
+                    context.run_undo_hooks(ctx)
                 room.leave()
                 try:
                     budget.finish_memory()
@@ -230,6 +255,17 @@ def _own_run(ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> 
     raise _detached(failed)
 
 
+# how many runs nested in a tool may each move to a thread with a larger stack, one after the
+# other (``_own_run``); the runs nested on each thread are bounded by the host recursion limit
+_MAX_HOPS = 8
+_hops = threading.local()
+
+
+def _hopped(hops: int, ctx: RunContext, fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    _hops.n = hops  # this thread is the ``hops``-th of a chain of nested runs' threads
+    return run_guarded(ctx, fn, *args)
+
+
 def _message(e: BaseException) -> str:
     try:
         return str(e)  # may run a guest __str__: still under the active budget
@@ -244,8 +280,8 @@ def to_api_error(e: BaseException) -> BaseException:
         if type(e) is watchdog.WatchdogTimeLimit or type(e) is watchdog.WatchdogMemoryLimit:
             return _watchdog_limit(e)
         return e
-    gl = sys.modules.get("greenlet")  # greenlet is imported with the first guest generator
-    if gl is not None and isinstance(e, (gl.GreenletExit, gl.error)):
+    greenlet_errors = _greenlet_errors()
+    if greenlet_errors and isinstance(e, greenlet_errors):
         internal = InternalError(f"interpreter error: {type(e).__name__}: {e}")
         internal.__cause__ = e  # our bug: the host frames say where
         return internal
@@ -273,6 +309,18 @@ def to_api_error(e: BaseException) -> BaseException:
     from safe_eval.interpreter.compile_stmt import enter_guest
 
     return GuestError(type(e).__name__, message, frames, _without_host_frames(enter_guest(e)), cause)
+
+
+def _greenlet_errors() -> tuple[type[BaseException], ...]:
+    """greenlet's exception classes, once it is imported (with the first guest generator, or by
+    the host). While another thread imports it, ``sys.modules`` holds the module before its
+    body has run, without them (reading them raised AttributeError out of the run); no
+    greenlet has run yet then, so none of its exceptions can be in flight."""
+    gl = sys.modules.get("greenlet")
+    if gl is None:
+        return ()
+    found = (getattr(gl, "GreenletExit", None), getattr(gl, "error", None))
+    return tuple(c for c in found if isinstance(c, type) and issubclass(c, BaseException))
 
 
 def _without_host_frames(e: BaseException) -> BaseException:

@@ -251,18 +251,20 @@ class Budget:
         start, not lazily at its first slow check: a run that never reaches one (a few ops of
         constant-factor C routines) is still seen by the watchdog and checked at its end."""
         if self.mem_base < 0:
-            memory.mark(self)
+            memory.begin(self)
             self.mem_base = 0
 
     def finish_memory(self) -> None:
         """The run ends: the growth since its last sample is its own (perhaps its result), and
         the limit holds at the end as at every sample: raise ``MemoryLimit`` past it. A run too
-        short to have grown past its headroom (``_MAX_GROWTH_PER_S``) is not measured again:
-        a one-expression evaluation pays one RSS read, at its start."""
+        short to have grown past its headroom (``_MAX_GROWTH_PER_S``) is not measured again
+        when no other run is in progress (``memory.alone``: what it grew is then no run's; with
+        another in progress, that run's next sample would pay it): a one-expression evaluation
+        pays one RSS read, at its start."""
         if self.mem_base < 0:
             return
         headroom = self.limits.memory - self.mem_used
-        if (time.monotonic() - self.started) * _MAX_GROWTH_PER_S < headroom:
+        if (time.monotonic() - self.started) * _MAX_GROWTH_PER_S < headroom and memory.alone(self):
             memory.forget(self)
             return
         used = memory.leave(self)

@@ -10,7 +10,8 @@ read), and ``sample(budget)`` attributes the change since the *previous sample b
 the run taking it, except what other runs announced. A run samples every ``CHUNK`` ops, before
 each allocation of a megabyte or more, when it hands the thread to host code (a tool call, a
 sleep: ``checkpoint``) and when it ends (``leave``, which the budget checks against the limit;
-a run too short to have grown past its headroom only ``forget``s its announcements).
+a run too short to have grown past its headroom, ending while no other run is in progress,
+only ``forget``s its announcements: ``alone``).
 The GIL lets one thread run at a time, so what changed since the last sample was allocated or
 freed by the sampling run itself, plus whatever another run did between its own last sample and
 an involuntary thread switch. Three rules keep that remainder from moving memory between runs:
@@ -47,7 +48,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from safe_eval.limits.budget import Budget
 
-__all__ = ["announce", "checkpoint", "forget", "leave", "mark", "release", "rss", "sample", "unsampled"]
+__all__ = ["alone", "announce", "begin", "checkpoint", "forget", "leave", "mark", "release", "rss", "sample",
+           "unsampled"]
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -180,6 +182,26 @@ def _take(budget: Budget | None, final: bool = False) -> int:
     return delta
 
 
+# The runs in progress, from ``begin`` (a run's start) to ``leave``/``forget`` (its end). Only a
+# run that ends with no other run in progress may skip its end sample (``alone``): the growth
+# it leaves unsampled is then charged to no run (the next run's ``mark``). With another run in
+# progress, that run's next sample would pay it: short runs each keeping a megabyte charged a
+# concurrent run that allocated nothing 48 MB.
+_running: set[Budget] = set()
+
+
+def begin(budget: Budget) -> None:
+    """``budget``'s run starts: mark the RSS (``mark``) and count it as in progress."""
+    mark(budget)
+    _running.add(budget)
+
+
+def alone(budget: Budget) -> bool:
+    """True when ``budget``'s run is the only run in progress (its end may then skip a sample:
+    ``forget``)."""
+    return len(_running) == 1 and budget in _running
+
+
 def mark(budget: Budget | None = None) -> None:
     """Start attributing from now (a run's start: the change before is no run's, except what
     other runs announced, which is theirs)."""
@@ -215,6 +237,7 @@ def leave(budget: Budget) -> int:
     last, perhaps its result), except what other runs announced; its announcements go with it,
     so no later run's growth is ever charged to a finished one. Returns what it holds."""
     global _last_by
+    _running.discard(budget)
     if _last >= 0:
         # kept by the run's budget: a decoded function's next call draws on it again
         budget.charge_growth(_take(budget, final=True))
@@ -224,10 +247,11 @@ def leave(budget: Budget) -> int:
 
 
 def forget(budget: Budget) -> None:
-    """``budget``'s run ended too soon after its start to have grown past its limit
-    (``Budget.finish_memory``): its announcements go, without an RSS read; the little it may
-    have grown is charged to the next sample, as a thread switch's remainder is."""
+    """``budget``'s run ended too soon after its start to have grown past its limit, with no
+    other run in progress (``alone``, ``Budget.finish_memory``): its announcements go, without
+    an RSS read; the little it may have grown is charged to no run (the next run's ``mark``)."""
     global _last_by
+    _running.discard(budget)
     _announced.pop(budget, None)
     if _last_by is budget:
         _last_by = None

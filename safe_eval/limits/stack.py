@@ -24,7 +24,7 @@ except ImportError:  # pragma: no cover - not on Linux/macOS
     resource = None  # type: ignore[assignment]
 
 __all__ = ["BIG_STACK_THREAD", "HOST_CALL_CAP", "HOST_RECURSION_CAP", "MIN_STACK", "HostRecursion",
-           "call_with_stack", "host_recursion_cap", "stack_for", "start_with_stack"]
+           "call_with_stack", "host_recursion_cap", "stack_for", "start_with_stack", "thread_stack"]
 
 # the name of the threads call_with_stack starts: a run already on one needs no other
 BIG_STACK_THREAD = "safe-eval"
@@ -65,19 +65,12 @@ def stack_for(memory_limit: int) -> int:
     return max(MIN_STACK, min(MAX_STACK, 2 * memory_limit + _held_share()))
 
 
-def own_stack_for(memory_limit: int) -> int:
-    """``stack_for`` without the share for what earlier runs built: the main thread's, whose
-    size is the process's soft stack limit, which child processes inherit (see
-    ``session.run_guarded``)."""
-    return max(MIN_STACK, min(MAX_STACK, 2 * memory_limit))
-
-
 def _held_share() -> int:
     """Stack for the nesting earlier runs left: twice the process's peak resident size (never
     below what it holds now; one system call, cheaper than reading the current size). Under
     an address-space limit (``ulimit -v``, a sandbox worker) a thread's stack is reserved out
-    of that limit, so the share is capped at a quarter of it (a forked worker's peak is its
-    parent's; a crash there ends the worker, not the host)."""
+    of that limit, so there is no share (a forked worker's peak is its parent's; a crash there
+    ends the worker, not the host)."""
     if resource is None:  # pragma: no cover - not on Linux/macOS
         return 0
     peak = resource.getrusage(_RUSAGE).ru_maxrss
@@ -123,14 +116,29 @@ def call_with_stack(fn: Callable[..., T], *args: Any, stack_bytes: int = MIN_STA
 def start_with_stack(target: Callable[[], None], stack_bytes: int = MIN_STACK) -> threading.Thread:
     """Start ``target()`` on a fresh daemon thread named ``BIG_STACK_THREAD`` with a
     ``stack_bytes`` C stack, and return the thread (for a caller with other work while it runs)."""
+
+    def sized() -> None:
+        _this_thread.stack = stack_bytes  # what ``thread_stack`` answers there
+        target()
+
     with _stack_lock:
         old = threading.stack_size(stack_bytes)
         try:
-            thread = threading.Thread(target=target, name=BIG_STACK_THREAD, daemon=True)
+            thread = threading.Thread(target=sized, name=BIG_STACK_THREAD, daemon=True)
             thread.start()
         finally:
             threading.stack_size(old)
     return thread
+
+
+_this_thread = threading.local()
+
+
+def thread_stack() -> int:
+    """The C stack of this thread if ``start_with_stack`` started it, in bytes; else 0. A run
+    nested in a run on this thread (a tool that evaluates code) needs ``stack_for`` its own
+    memory limit, which may be more than this thread was started with."""
+    return getattr(_this_thread, "stack", 0)
 
 
 class HostRecursion:

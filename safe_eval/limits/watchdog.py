@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from safe_eval.errors import MemoryLimit, TimeLimit
 from safe_eval.limits import memory
+from safe_eval.limits.stack import _stack_lock
 
 if TYPE_CHECKING:
     from safe_eval.limits.budget import Budget
@@ -154,8 +155,21 @@ def _ensure_thread() -> None:
     # is a daemon by nature (never joined at exit)
     global _thread
     if not _thread:
-        _lowlevel.start_new_thread(_loop, ())
+        # A stack of its own size, not the default: that is the soft stack limit the process
+        # started with, which a child process inherits from a host whose runs raised it
+        # (``stackguard``): a sandbox worker's watchdog took gigabytes of its address-space
+        # limit that way, and its guest ran out of memory.
+        with _stack_lock:
+            old = _lowlevel.stack_size(_STACK)
+            try:
+                _lowlevel.start_new_thread(_loop, ())
+            finally:
+                _lowlevel.stack_size(old)
         _thread = True
+
+
+# the watchdog's loop needs little stack (its first firing imports ctypes)
+_STACK = 8 * 1024 * 1024
 
 
 def _forget_thread() -> None:

@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from safe_eval import rules
+from safe_eval.context import back_from_host, to_host
 from safe_eval.errors import PolicyViolation, SafeEvalError
 from safe_eval.interpreter.annotations import register_stand_in
 from safe_eval.limits.watchdog import back_in_run, host_code
@@ -411,6 +412,7 @@ class HostIterator:
         # the host's own code, as a tool is: it may switch to another greenlet (a request
         # waiting on I/O), where the watchdog must not fire for this run
         paused = host_code()
+        state = to_host()  # the host's own state (its decimal context) for the host's code
         try:
             item = next(self._it)
         except StopIteration:
@@ -422,6 +424,7 @@ class HostIterator:
         else:
             return enter_value(item)
         finally:
+            back_from_host(state)
             back_in_run(paused)
         raise error
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from safe_eval import rules
 from safe_eval.audit import report
-from safe_eval.context import current_context
+from safe_eval.context import back_from_host, current_context, to_host
 from safe_eval.diagnostics import Diagnostic
 from safe_eval.errors import InternalError, PolicyViolation
 from safe_eval.limits.watchdog import back_in_run, host_code
@@ -76,6 +76,7 @@ def call_tool(
     # the audit hook and the tool are the host's own code: the watchdog never interrupts them
     # (a tool may switch to another greenlet, where an interrupt would hit another request)
     paused = host_code()
+    state = to_host()  # the host's own state (its decimal context) for the host's code
     try:
         report(audit, ToolEvent(name, host_args, host_kwargs, decision))  # the hook and the logger
         if not decision.allowed:
@@ -84,6 +85,7 @@ def call_tool(
             raise PolicyViolation([denial_diagnostic(decision)])
         return fn(*host_args, **host_kwargs)
     finally:
+        back_from_host(state)
         back_in_run(paused)
 
 

@@ -4,6 +4,7 @@ Applied in the child rather than in a ``preexec_fn`` (which forks a threaded hos
 after the worker has imported what it needs and before any guest code exists:
 
 1. rlimits: address space, CPU seconds, file size, open files (and processes once not root);
+   threads take a stack of a fixed size, not the soft stack limit inherited from the host;
 2. a non-root uid/gid (65534) when started as root, with no capability left, or only
    ``CAP_DAC_READ_SEARCH`` when the interpreter lives where uid 65534 cannot read it
    (``keep_read``: pyenv under a 0700 ``/root``; Landlock then says what it reads); in every
@@ -65,6 +66,7 @@ def apply(spec: Mapping[str, Any]) -> dict[str, bool]:
     """Lock this process down as ``spec`` says; returns which layers are in force."""
     applied: dict[str, bool] = {}
     preload()  # finding libseccomp runs ldconfig: before any layer forbids it
+    _thread_stacks()
     _rlimits(spec.get("rlimits", {}))
     applied["rlimits"] = True
     applied["uid"] = _drop_root(bool(spec.get("drop_root", True)), keep_read=bool(spec.get("keep_read")))
@@ -84,6 +86,21 @@ def preload() -> None:
             __import__(name)
         except (ImportError, RuntimeError, OSError):  # not installed, or no libseccomp here
             continue
+
+
+# the C stack of a thread the worker's code starts (the guest's ``threading`` in cpython mode,
+# a library's): the usual default, whatever the host's soft stack limit was
+THREAD_STACK = 8 << 20
+
+
+def _thread_stacks() -> None:
+    """Threads started from here on take ``THREAD_STACK``, not the soft stack limit the worker
+    inherited: the host raises its own for the C recursion of its main-thread runs
+    (``session.run_guarded``), and a thread stack that size came out of the worker's
+    address-space limit (a guest's ``threading.Thread.start``: "can't start new thread")."""
+    import threading
+
+    threading.stack_size(THREAD_STACK)
 
 
 def _rlimits(limits: Mapping[str, int]) -> None:

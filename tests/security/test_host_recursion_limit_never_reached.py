@@ -97,3 +97,36 @@ def test_the_recursion_error_of_a_recursive_dunder_is_the_guests_to_catch(call: 
         f"try:\n    {call}\n    r = 'returned'\nexcept RecursionError:\n    r = 'caught'\nr"
     )
     assert safe_eval(code, limits=DEEP) == "caught"
+
+
+# A tool that evaluates the guest's code again, which calls the tool again: runs nested in
+# runs. On one thread the host recursion limit bounds them; a nested run moved to a thread with
+# a larger C stack (its own memory limit needs more than its caller's thread has) starts that
+# thread's Python stack empty, so the chain of such threads must be bounded where they start
+# (it ran on, one thread per level, until the test's timeout).
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("thread", ["main", "other"])
+def test_runs_nested_through_a_tool_without_end_stop_with_a_recursion_limit(thread: str) -> None:
+    import threading
+
+    from safe_eval import SafeEvalError
+
+    code = "evaluate(code)"
+    outcome: list[object] = []
+
+    def evaluate(src: str) -> object:
+        return safe_eval(src, {"evaluate": evaluate, "code": src}, limits={"time": 60})
+
+    def session() -> None:
+        try:
+            outcome.append(evaluate(code))
+        except SafeEvalError as e:
+            outcome.append(e)
+
+    if thread == "main":
+        session()
+    else:
+        worker = threading.Thread(target=session, daemon=True)
+        worker.start()
+        worker.join(90)
+    assert len(outcome) == 1 and isinstance(outcome[0], RecursionLimit), outcome

@@ -565,6 +565,70 @@ def test_a_runs_decimal_flags_are_seen_by_neither_the_host_nor_the_next_run(env:
         [28, "[], traps=[InvalidOperation, DivisionByZero, Overflow])"], False)
 
 
+# A tool's own Decimal arithmetic, and a run a tool starts, never run on the calling guest's
+# decimal context: ``localcontext(prec=2)`` around the call priced 3 x 19.99 at 60
+DECIMAL_POLICY = "policy p\nimports decimal\nallow price(*)\nallow evaluate(*)\nallow seen(*)\n"
+
+
+def _price(qty: int) -> str:
+    import decimal
+
+    return str(decimal.Decimal("19.99") * qty)  # the host's own arithmetic
+
+
+def _evaluate(code: str) -> Any:  # a tool that runs code of its own (another run)
+    return safe_eval.safe_eval(code, {}, policy=parse_policy("policy q\nimports decimal\n"))
+
+
+@pytest.mark.parametrize("call", [
+    pytest.param("price(3)", id="the-tools-own-arithmetic"),
+    pytest.param("evaluate('import decimal\\nstr(decimal.Decimal(\"19.99\") * 3)')", id="a-run-the-tool-starts"),
+])
+def test_a_tool_never_computes_on_the_calling_guests_decimal_context(call: str) -> None:
+    code = f"import decimal\nwith decimal.localcontext(prec=2):\n    r = {call}\nr"
+    env = {"price": _price, "evaluate": _evaluate}
+    assert safe_eval.safe_eval(code, env, policy=parse_policy(DECIMAL_POLICY)) == "59.97"
+
+
+def test_a_run_a_tool_starts_leaves_its_decimal_flags_to_neither_its_caller_nor_the_host() -> None:
+    import decimal
+
+    decimal.getcontext().clear_flags()
+    flags: list[Any] = []
+    flagged = "'DivisionByZero' in repr(decimal.getcontext()).split('flags=')[1].split(']')[0]"
+    inner = ("import decimal\ntry:\n    decimal.Decimal(1) / decimal.Decimal(0)\nexcept Exception:\n    pass\n"
+             + flagged)
+
+    def seen() -> None:  # what the host's code sees while the guest's tool call is in progress
+        flags.append(decimal.getcontext().flags[decimal.DivisionByZero])
+
+    code = f"import decimal\ninner = evaluate({inner!r})\nseen()\n[inner, {flagged}]"
+    result = safe_eval.safe_eval(code, {"evaluate": _evaluate, "seen": seen}, policy=parse_policy(DECIMAL_POLICY))
+    assert (result, flags, decimal.getcontext().flags[decimal.DivisionByZero]) == ([True, False], [False], False)
+
+
+def test_guest_code_a_tool_calls_back_computes_on_its_runs_decimal_context_and_leaves_the_hosts_alone() -> None:
+    import decimal
+
+    decimal.getcontext().clear_flags()
+    seen: list[Any] = []
+
+    def apply(f: Any) -> Any:  # the host's tool: its own arithmetic around the guest's callback
+        before = str(decimal.Decimal("19.99") * 3)
+        result = f()
+        seen.append((before, str(decimal.Decimal("19.99") * 3), decimal.getcontext().flags[decimal.DivisionByZero]))
+        return result
+
+    code = ("import decimal\ndef f():\n    try:\n        decimal.Decimal(1) / decimal.Decimal(0)\n"
+            "    except Exception:\n        pass\n    return str(decimal.Decimal('19.99') * 3)\n"
+            "with decimal.localcontext(prec=2):\n    r = apply(f)\nr")
+    result = safe_eval.safe_eval(code, {"apply": apply}, policy=parse_policy(
+        "policy p\nimports decimal\nallow apply(*)\n"))
+    # the callback computes as the guest's own code would (precision 2), the tool as the host's
+    assert (result, seen, decimal.getcontext().flags[decimal.DivisionByZero]) == (
+        "60", [("59.97", "59.97", False)], False)
+
+
 # -- red team, third round: what a run leaves in host caches, whom the watchdog hits ---------
 # a guest class ``C`` put into one typing form each: typing memoises every subscription in a
 # process-wide lru_cache (``typing._tp_cache``) that would keep ``C``, its methods and through
@@ -1325,3 +1389,86 @@ def test_a_tool_is_never_interrupted_in_its_own_code_after_a_guest_callback_retu
         safe_eval.safe_eval("def f():\n    return 0\napply(f)\nwhile True:\n    pass", {"apply": apply},
                             limits={"time": 0.3})
     assert finished == [True]
+
+
+# -- red team, fourth round: run ends, host processes ---------------------------------------
+@pytest.mark.timeout(120)
+def test_what_many_short_runs_grow_is_never_charged_to_a_concurrent_run() -> None:
+    # Each short run keeps 1 MB in its session's env and ends within a millisecond, before it
+    # could have made its limit resident: its growth must still be its own, never left for the
+    # next run that samples (the victim, which allocates nothing, paid 120 MB: MemoryLimit)
+    stop = threading.Event()
+    outcome: dict[str, Any] = {}
+
+    def victim() -> None:
+        code = "n = 0\nwhile not done():\n    for _ in range(2000):\n        n += 1\nn > 0"
+        try:
+            outcome["victim"] = safe_eval.safe_eval(
+                code, {"done": lambda: stop.is_set()}, policy=parse_policy("policy p\nallow done(*)\n"),
+                limits=Limits(memory=48 * 2**20, time=60, ops=10**9))
+        except SafeEvalError as e:
+            outcome["victim"] = e
+
+    worker = threading.Thread(target=victim)
+    worker.start()
+    session = Evaluator(limits={"memory": 256 * 2**20, "time": 10})
+    env: dict[str, Any] = {"keep": []}
+    try:
+        for _ in range(120):
+            session.exec("keep.append(b'x' * 1_000_000)", env)
+            time.sleep(0.002)  # the host between requests: the victim runs and samples
+    finally:
+        stop.set()
+        worker.join()
+    assert (len(env["keep"]), outcome["victim"]) == (120, True)
+
+
+# The host imports greenlet on another thread while a run is in progress (its first guest
+# generator, or the host's own gevent): ``greenlet`` is in sys.modules, partially initialised,
+# until its body has run, and the run's error conversion read its exception classes from there
+# (AttributeError out of safe_eval).
+_GREENLET_IMPORTED_MEANWHILE = """
+import importlib.abc, importlib.util, sys, threading
+import safe_eval
+assert "greenlet" not in sys.modules
+started, release = threading.Event(), threading.Event()
+
+class SlowGreenlet(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name != "greenlet":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        real = spec.loader.exec_module
+        def exec_module(module):  # held open while the run converts its error
+            started.set()
+            release.wait(10)
+            real(module)
+        spec.loader.exec_module = exec_module
+        return spec
+
+sys.meta_path.insert(0, SlowGreenlet())
+importer = threading.Thread(target=lambda: __import__("greenlet"))
+def begin():
+    importer.start()
+    started.wait(10)
+for code in ("begin()\\n1 / 0", "x = 1"):
+    try:
+        print(repr(safe_eval.safe_eval(code, {"begin": begin})))
+    except safe_eval.SafeEvalError as e:
+        print(type(e).__name__)
+    except BaseException as e:
+        print("host", type(e).__name__, e)
+    release.set()
+importer.join()
+"""
+
+
+@pytest.mark.timeout(60)
+def test_a_run_ending_while_the_host_imports_greenlet_raises_only_safe_eval_errors() -> None:
+    import os
+    import subprocess
+
+    p = subprocess.run([sys.executable, "-c", _GREENLET_IMPORTED_MEANWHILE], capture_output=True, text=True,
+                       timeout=50, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert (p.returncode, p.stdout.split()) == (0, ["GuestError", "None"]), p.stderr[-2000:]

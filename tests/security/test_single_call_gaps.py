@@ -94,3 +94,82 @@ def test_nesting_built_across_runs_of_a_session_never_overflows_the_c_stack(thre
     # each probe answers as CPython would, or is stopped by a limit of its run: never a crash
     assert all(o in {"None", "True", "False", "1", "MemoryLimit", "RecursionLimit", "TimeLimit"}
                or o.lstrip("-").isdigit() for o in outcomes), (outcomes, p.stderr[-2000:])
+
+
+# What the main thread's runs raise the soft stack limit to (``stack.stack_for``, kept for the
+# process) every child process inherits as its threads' default stack size: a sandbox worker
+# started afterwards must still have its address-space limit for its guest (its watchdog thread
+# took 4 GiB of it: MemoryLimit, or a module half imported)
+_WORKER_AFTER_MAIN_THREAD_RUNS = """
+import sys
+import safe_eval
+from safe_eval.sandbox import make_backend
+safe_eval.Evaluator(limits={"memory": 2**31}).eval("1")  # a main-thread run with a 2 GiB limit
+code = "import hashlib\\nx = [i * i for i in range(10**5)]\\nlen(hashlib.sha256(b'a').hexdigest()) + len(x)"
+kw = {}
+if sys.argv[1].endswith("+cpython"):  # the guest's own threads
+    code = ("import threading\\nbox = []\\nt = threading.Thread(target=lambda: box.append(100064))\\n"
+            "t.start()\\nt.join()\\nbox[0]")
+    kw = {"cpython_imports": {"threading"}}
+with make_backend(sys.argv[1], **kw) as b:
+    try:
+        print(b.run(code, {}).value, flush=True)
+    except safe_eval.SafeEvalError as e:
+        print(type(e).__name__, e, flush=True)
+"""
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("backend", ["subprocess", "bwrap", "bwrap+cpython"])
+def test_a_sandbox_worker_started_after_main_thread_runs_raised_the_stack_limit_keeps_its_memory(
+        backend: str) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from safe_eval.sandbox.bwrap import BwrapBackend
+    from safe_eval.sandbox.subprocess import SubprocessBackend
+
+    why = {"subprocess": SubprocessBackend, "bwrap": BwrapBackend}[backend.split("+")[0]].unavailable()
+    if why is not None:
+        pytest.skip(f"{backend}: {why}")
+    p = subprocess.run([sys.executable, "-c", _WORKER_AFTER_MAIN_THREAD_RUNS, backend], capture_output=True,
+                       text=True, timeout=100, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert (p.returncode, p.stdout.strip()) == (0, "100064"), p.stderr[-2000:]
+
+
+# A tool that evaluates code with limits of its own, larger than those of the run that called
+# it: the nested run is sized for its own limit, not run on the caller's C stack (5 M levels,
+# 240 MB, under the tool run's 1 GiB; the caller's stack was sized for 64 MiB: segfault)
+_NESTED_RUN_WITH_A_LARGER_LIMIT = """
+import sys, threading
+import safe_eval
+def python_tool(code):
+    return safe_eval.safe_eval(code, {}, limits={"memory": 2**30, "time": 120, "ops": 10**9})
+def session():
+    code = "python_tool('t = ()\\\\nfor _ in range(5_000_000):\\\\n    t = (t,)\\\\nhash(t) == hash(t)')"
+    try:
+        print(repr(safe_eval.safe_eval(code, {"python_tool": python_tool},
+                                       limits={"memory": 64 * 2**20, "time": 120})), flush=True)
+    except safe_eval.SafeEvalError as e:
+        print(type(e).__name__, flush=True)
+if sys.argv[1] == "main":
+    session()
+else:
+    worker = threading.Thread(target=session)
+    worker.start()
+    worker.join()
+"""
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("thread", ["main", "other"])
+def test_a_run_nested_in_a_tool_with_a_larger_memory_limit_never_overflows_the_callers_c_stack(
+        thread: str) -> None:
+    import os
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-c", _NESTED_RUN_WITH_A_LARGER_LIMIT, thread], capture_output=True,
+                       text=True, timeout=280, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert (p.returncode, p.stdout.strip()) == (0, "True"), p.stderr[-2000:]

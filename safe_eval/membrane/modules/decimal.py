@@ -110,6 +110,15 @@ def isolate() -> None:
     host = decimal.getcontext()
     root.extra[_HOST_CONTEXT] = host
     context.on_run_exit(lambda: decimal.setcontext(host))
+
+    def for_host_code() -> Any:
+        # a tool's own Decimal arithmetic runs on the host's context, never on the guest's
+        # precision and rounding (a guest ``localcontext(prec=2)`` priced 3 x 19.99 at 60)
+        guest = decimal.getcontext()
+        decimal.setcontext(host)
+        return lambda: decimal.setcontext(guest)
+
+    context.on_host_code(for_host_code)
     decimal.setcontext(host.copy())
 
 
