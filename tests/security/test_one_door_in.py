@@ -372,3 +372,110 @@ def test_a_guest_object_a_tool_kept_and_writes_into_later_enters_too() -> None:
         _KEPT.clear()
     assert got[0] == "Refused"
     assert got[1] != 42
+
+
+# -- guest objects a tool returns, raises, calls back with, or writes dunders on (rt-door2) ------
+# The bracket of a tool call (handed.py) re-checked the objects the tool was handed, after it
+# returned. Guest objects also reach the guest from a tool in other ways: the value it returns,
+# the exception it raises, the arguments of a guest callback it calls while it runs (before the
+# bracket closes), and a class's dunder/private entries. Each case: a plausible tool doing
+# ordinary host things with guest objects and its own host object (here ``eval``).
+
+
+def _return_new(obj: Any) -> Any:
+    made = type(obj)()
+    made.x = eval
+    return made
+
+
+def _return_new_in_list(obj: Any) -> Any:
+    return [_return_new(obj)]
+
+
+def _raise_filled(cls: Any) -> None:
+    error = cls()
+    error.x = eval
+    raise error
+
+
+def _raise_with_notes(cls: Any) -> None:
+    error = cls()
+    error.__notes__ = [eval]
+    raise error
+
+
+def _raise_from_filled(cls: Any) -> None:
+    cause = cls()
+    cause.x = eval
+    raise cls() from cause
+
+
+def _call_back_with(obj: Any, callback: Any) -> Any:
+    obj.x = eval
+    return callback(obj)
+
+
+def _call_back_after(obj: Any, callback: Any) -> Any:
+    obj.x = eval
+    return callback()
+
+
+def _call_back_with_new(obj: Any, callback: Any) -> Any:
+    return callback(_return_new(obj))
+
+
+def _fire_event(obj: Any) -> None:
+    obj.on_event(_return_new(obj))
+
+
+_FROM_A_TOOL = {
+    "returned_new_instance": "o = return_new(O())\nv = vars(o)['x']",
+    "returned_new_instance_in_a_list": "o = return_new_in_list(O())[0]\nv = vars(o)['x']",
+    "raised_guest_exception_attribute": "try:\n    raise_filled(E)\nexcept E as o:\n    v = vars(o)['x']",
+    "raised_guest_exception_notes": "try:\n    raise_with_notes(E)\nexcept E as o:\n    v = o.__notes__[0]",
+    "raised_guest_exception_cause": "try:\n    raise_from_filled(E)\nexcept E as o:\n    v = vars(o.__cause__)['x']",
+    # (the callback uses the value while the tool runs: what it returns goes back through the tool)
+    "callback_handed_the_object": "def cb(o):\n    seen.append(vars(o)['x'])\ncall_back_with(O(), cb)\nv = seen[0]",
+    "callback_reading_a_global": "o = O()\ndef cb():\n    seen.append(vars(o)['x'])\ncall_back_after(o, cb)\n"
+                                 "v = seen[0]",
+    "callback_handed_a_new_instance": "def cb(o):\n    seen.append(vars(o)['x'])\ncall_back_with_new(O(), cb)\n"
+                                      "v = seen[0]",
+    "stored_c_method_called_back": "inbox = []\no = O()\no.on_event = inbox.append\nfire_event(o)\n"
+                                   "v = vars(inbox[0])['x']",
+}
+_FROM_A_TOOL_ENV = {"return_new": _return_new, "return_new_in_list": _return_new_in_list,
+                    "raise_filled": _raise_filled, "raise_with_notes": _raise_with_notes,
+                    "raise_from_filled": _raise_from_filled, "call_back_with": _call_back_with,
+                    "call_back_after": _call_back_after, "call_back_with_new": _call_back_with_new,
+                    "fire_event": _fire_event}
+
+
+@pytest.mark.xfail(strict=True, reason="open (rt-door2): being closed in handed.py")
+@pytest.mark.parametrize("code", _FROM_A_TOOL.values(), ids=_FROM_A_TOOL.keys())
+def test_a_guest_object_a_tool_returns_raises_or_calls_back_with_enters_with_what_it_holds(code: str) -> None:
+    try:
+        got = safe_eval(_TRY + "class O:\n    pass\nclass E(Exception):\n    pass\nseen = []\n" + code +
+                        "\n(kind(v), attempt(v))", _FROM_A_TOOL_ENV,
+                        policy=parse_policy("\n".join(f"allow {n}(*)" for n in _FROM_A_TOOL_ENV)))
+    except PolicyViolation as refused:
+        assert refused.diagnostics[0].code == "E401"
+        return
+    assert got[0] == "Refused"
+    assert got[1] != 42
+
+
+def _set_dunder(obj: Any, name: str) -> None:
+    setattr(type(obj), name, eval)
+
+
+@pytest.mark.xfail(strict=True, reason="open (rt-door2): being closed in handed.py")
+@pytest.mark.parametrize(("name", "use"), [("__call__", "o('6 * 7')"), ("__getitem__", "o['6 * 7']")])
+def test_a_dunder_a_tool_sets_on_the_class_of_a_guest_object_enters(name: str, use: str) -> None:
+    # ``type(obj).__call__ = host_fn``: the guest's ``o(text)`` ran the host function raw
+    try:
+        got = safe_eval(f"class O:\n    pass\no = O()\nset_dunder(o, {name!r})\n{use}",
+                        {"set_dunder": _set_dunder}, policy=parse_policy("allow set_dunder(*)"))
+    except PolicyViolation as refused:
+        assert refused.diagnostics[0].code == "E401"
+        return
+    assert got != 42
