@@ -42,6 +42,7 @@ from safe_eval.membrane import allowlists
 from safe_eval.membrane.admission import admitted, register_membrane_type
 from safe_eval.membrane.allowlists import FORBIDDEN_VALUE_TYPES, HOST_TYPE_NAMES, PLAIN_SCALARS
 from safe_eval.membrane.danger import dangerous_callable
+from safe_eval.membrane.handed import before_guest_runs, enter_contents, in_tool_call
 from safe_eval.membrane.proxies import (
     Exposed,
     HostExceptionClass,
@@ -194,6 +195,8 @@ def enter_call_args(
     ``key=`` callbacks, reflected comparisons, ``sorted``'s ``__lt__``, a decoded callable
     called by the host), each entered as ``enter_value`` enters it. Values the guest already
     holds are admitted unchanged, so a guest-to-guest call through host code is unaffected."""
+    if in_tool_call():  # called back while a tool runs: what it wrote so far enters first
+        before_guest_runs(args, kwargs)
     refs = GUEST_REFS
     for a in args:
         tp = type(a)
@@ -244,6 +247,11 @@ def _enter(value: Any, policy: Any, name: str | None, depth: int) -> Any:
                        "methods run only under the policy of the run that made them")
     if isinstance(value, HOST_FILLABLE) and is_guest_class(tp):
         return _enter_host_filled(value, policy, name, depth)
+    if is_guest_class(tp) or tp is _function_type() or (isinstance(value, type) and is_guest_class(value)):
+        # guest-made, but host code may have built it or written into it (a tool's result):
+        # what it holds enters first, in place (handed.enter_contents)
+        enter_contents(value)
+        return value
     if admitted(value) and not (name is not None and _host_callable(value)):
         return value  # (a host callable under an env name stays a tool the policy decides by name)
     if depth > _MAX_DEPTH:
@@ -314,6 +322,8 @@ def _entered(item: Any, policy: Any, depth: int) -> Any:
         return item
     ref = GUEST_REFS.get(id(tp))
     if ref is not None and ref() is tp and not isinstance(item, HOST_FILLABLE):
+        if in_tool_call():  # a tool may have built or written into it (handed.enter_contents)
+            enter_contents(item)
         return item
     if (tp is list or tp is tuple or tp is set or tp is frozenset) and _SCALARS_ONLY(map(type, item)):
         return item
@@ -321,6 +331,10 @@ def _entered(item: Any, policy: Any, depth: int) -> Any:
 
 
 _SCALARS_ONLY = PLAIN_SCALARS.issuperset
+
+
+def _function_type() -> Any:
+    return _FUNCTION[0] if _FUNCTION else None
 
 
 def _enter_exception_args(exc: BaseException, policy: Any, depth: int) -> None:

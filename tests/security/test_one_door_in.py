@@ -450,7 +450,6 @@ _FROM_A_TOOL_ENV = {"return_new": _return_new, "return_new_in_list": _return_new
                     "fire_event": _fire_event}
 
 
-@pytest.mark.xfail(strict=True, reason="open (rt-door2): being closed in handed.py")
 @pytest.mark.parametrize("code", _FROM_A_TOOL.values(), ids=_FROM_A_TOOL.keys())
 def test_a_guest_object_a_tool_returns_raises_or_calls_back_with_enters_with_what_it_holds(code: str) -> None:
     try:
@@ -468,7 +467,6 @@ def _set_dunder(obj: Any, name: str) -> None:
     setattr(type(obj), name, eval)
 
 
-@pytest.mark.xfail(strict=True, reason="open (rt-door2): being closed in handed.py")
 @pytest.mark.parametrize(("name", "use"), [("__call__", "o('6 * 7')"), ("__getitem__", "o['6 * 7']")])
 def test_a_dunder_a_tool_sets_on_the_class_of_a_guest_object_enters(name: str, use: str) -> None:
     # ``type(obj).__call__ = host_fn``: the guest's ``o(text)`` ran the host function raw
