@@ -223,9 +223,8 @@ class Function:
                 ctx.bound is origin.bound or (ctx.policy is origin.policy and ctx.audit is origin.audit)):
             kw: dict[str, Any] | None = kwargs
             refs = GUEST_REFS
-            if in_tool_call():  # called back by a tool: what it wrote so far enters first
-                args, kw = enter_call_args(args, kw, ctx.policy)
-            else:
+            called_back = in_tool_call()  # by a tool: what it wrote so far enters (below)
+            if not called_back:
                 for a in args:  # the guest's own objects and plain data need no conversion (fast path)
                     tp = type(a)
                     if tp not in PLAIN_SCALARS:
@@ -244,6 +243,8 @@ class Function:
             # called back by a tool its run handed the CPU to: the watchdog watches it again
             oncpu = guest_from_host(b) if IN_HOST_CODE else None
             try:
+                if called_back:  # on the run's CPU time: the walk of what the tool was handed
+                    args, kw = enter_call_args(args, kw, ctx.policy)
                 result = self.run(self, b, args, kw)
             finally:
                 b.host_calls -= 1

@@ -123,7 +123,18 @@ def before_guest_runs(args: tuple[Any, ...], kwargs: dict[str, Any] | None) -> N
     roots = [a for a in args if type(a) not in PLAIN_SCALARS and _walkable(a)]
     if kwargs:
         roots.extend(v for v in kwargs.values() if type(v) not in PLAIN_SCALARS and _walkable(v))
-    before.spent += _enter_new(before, before.roots + roots)
+    # on the run's CPU time (the tool handed the thread to host code): a walk past the run's
+    # deadline ends it with its time limit, as guest code would
+    from safe_eval.context import current_context
+    from safe_eval.limits.watchdog import IN_HOST_CODE, guest_from_host, host_code_again
+
+    ctx = current_context()
+    oncpu = guest_from_host(ctx.budget) if IN_HOST_CODE and ctx is not None else None
+    try:
+        before.spent += _enter_new(before, before.roots + roots)
+    finally:
+        if oncpu is not None:
+            host_code_again(oncpu)
     if before.spent > _MAX_CALLBACK_VISITS:
         from safe_eval.membrane.proxies import refusal
 

@@ -13,12 +13,13 @@ import functools
 import os
 import subprocess
 import sys
+import time
 from typing import Any
 
 import pytest
 
 from safe_eval import safe_callable, safe_eval, safe_exec
-from safe_eval.errors import PolicyViolation
+from safe_eval.errors import PolicyViolation, TimeLimit
 from safe_eval.policy import parse_policy
 
 # What guest code sees of a host value: the name of its type (a raw host object answers
@@ -392,6 +393,10 @@ def _return_new_in_list(obj: Any) -> Any:
     return [_return_new(obj)]
 
 
+def _return_new_in(container: Any, obj: Any) -> Any:
+    return container([_return_new(obj)])
+
+
 def _raise_filled(cls: Any) -> None:
     error = cls()
     error.x = eval
@@ -431,6 +436,8 @@ def _fire_event(obj: Any) -> None:
 _FROM_A_TOOL = {
     "returned_new_instance": "o = return_new(O())\nv = vars(o)['x']",
     "returned_new_instance_in_a_list": "o = return_new_in_list(O())[0]\nv = vars(o)['x']",
+    "returned_new_instance_in_a_guest_list": "class L(list):\n    pass\no = return_new_in(L, O())[0]\n"
+                                             "v = vars(o)['x']",
     "raised_guest_exception_attribute": "try:\n    raise_filled(E)\nexcept E as o:\n    v = vars(o)['x']",
     "raised_guest_exception_notes": "try:\n    raise_with_notes(E)\nexcept E as o:\n    v = o.__notes__[0]",
     "raised_guest_exception_cause": "try:\n    raise_from_filled(E)\nexcept E as o:\n    v = vars(o.__cause__)['x']",
@@ -444,6 +451,7 @@ _FROM_A_TOOL = {
                                    "v = vars(inbox[0])['x']",
 }
 _FROM_A_TOOL_ENV = {"return_new": _return_new, "return_new_in_list": _return_new_in_list,
+                    "return_new_in": _return_new_in,
                     "raise_filled": _raise_filled, "raise_with_notes": _raise_with_notes,
                     "raise_from_filled": _raise_from_filled, "call_back_with": _call_back_with,
                     "call_back_after": _call_back_after, "call_back_with_new": _call_back_with_new,
@@ -477,3 +485,23 @@ def test_a_dunder_a_tool_sets_on_the_class_of_a_guest_object_enters(name: str, u
         assert refused.diagnostics[0].code == "E401"
         return
     assert got != 42
+
+
+def _for_each(obj: Any, callback: Any) -> None:
+    for item in obj.items:
+        callback(item)
+
+
+@pytest.mark.parametrize("callback", ["n.append", "cb"])
+def test_a_tool_calling_back_per_item_of_a_large_handed_graph_ends_at_the_run_time_limit(callback: str) -> None:
+    # each callback re-walks what the tool was handed (n callbacks over n objects: n*n visits);
+    # the walk runs on the run's CPU time, so it ends with the run's TimeLimit near its deadline
+    # (it ran 12 s past a 1 s limit while the tool held the thread)
+    code = ("class O:\n    pass\no = O()\no.items = [O() for _ in range(N)]\nn = []\n"
+            "def cb(x):\n    n.append(x)\nfor_each(o, " + callback + ")\nlen(n)")
+    tools, policy = {"for_each": _for_each}, parse_policy("allow for_each(*)")
+    start = time.monotonic()
+    with pytest.raises(TimeLimit):
+        safe_eval(code.replace("N", "3000"), tools, policy=policy, limits={"time": 1.0})
+    assert time.monotonic() - start < 4.0
+    assert safe_eval(code.replace("N", "50"), tools, policy=policy) == 50
