@@ -403,6 +403,10 @@ def _raise_filled(cls: Any) -> None:
     raise error
 
 
+def _raise_host_error_holding(obj: Any) -> None:
+    raise ValueError(_return_new(obj))
+
+
 def _raise_with_notes(cls: Any) -> None:
     error = cls()
     error.__notes__ = [eval]
@@ -439,6 +443,8 @@ _FROM_A_TOOL = {
     "returned_new_instance_in_a_guest_list": "class L(list):\n    pass\no = return_new_in(L, O())[0]\n"
                                              "v = vars(o)['x']",
     "raised_guest_exception_attribute": "try:\n    raise_filled(E)\nexcept E as o:\n    v = vars(o)['x']",
+    "raised_host_exception_holding_a_new_instance": "try:\n    raise_host_error_holding(O())\n"
+                                                    "except ValueError as e:\n    v = vars(e.args[0])['x']",
     "raised_guest_exception_notes": "try:\n    raise_with_notes(E)\nexcept E as o:\n    v = o.__notes__[0]",
     "raised_guest_exception_cause": "try:\n    raise_from_filled(E)\nexcept E as o:\n    v = vars(o.__cause__)['x']",
     # (the callback uses the value while the tool runs: what it returns goes back through the tool)
@@ -452,7 +458,7 @@ _FROM_A_TOOL = {
 }
 _FROM_A_TOOL_ENV = {"return_new": _return_new, "return_new_in_list": _return_new_in_list,
                     "return_new_in": _return_new_in,
-                    "raise_filled": _raise_filled, "raise_with_notes": _raise_with_notes,
+                    "raise_filled": _raise_filled, "raise_host_error_holding": _raise_host_error_holding, "raise_with_notes": _raise_with_notes,
                     "raise_from_filled": _raise_from_filled, "call_back_with": _call_back_with,
                     "call_back_after": _call_back_after, "call_back_with_new": _call_back_with_new,
                     "fire_event": _fire_event}
