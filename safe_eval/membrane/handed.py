@@ -14,11 +14,19 @@ and deques, and of guest containers): no guest code runs. What the guest held be
 stays as it is (its own iterators, views ...).
 
 Reached: instance attributes (``__dict__`` and ``__slots__``), a guest function's attributes,
-the public attributes of their guest classes (a class's ``_``/dunder entries are what its
-metaclass keeps: enum, abc), the items of the containers these hold, recursively. Bounded: a
-tool handed more than ``_MAX_VISITS`` values ends the run (``PolicyViolation``) rather than
-leave part unchecked.
-Not reached: a guest object a tool kept from an earlier call and writes into later.
+the public attributes of their guest classes and the dunders a class may define
+(``type(obj).__call__ = host_fn``; its other ``_`` entries are what its metaclass keeps: enum,
+abc), an exception's ``args`` and chain, the items of the containers these hold, recursively.
+Bounded: a tool handed more than ``_MAX_VISITS`` values ends the run (``PolicyViolation``)
+rather than leave part unchecked.
+
+The same walk, against what the running call's arguments held (``_CALLS``), also covers guest
+objects reaching the guest otherwise while the tool runs or as it returns: ``enter_contents``
+(a guest object entering through ``crossing.enter_value``: the tool's result, one it built) and
+``before_guest_runs`` (guest code the tool calls back before it returns: its roots and the
+callback's arguments, on the run's CPU time).
+Not reached: a guest object a tool kept from an earlier call and writes into later, a thread
+the tool starts.
 """
 
 from __future__ import annotations
