@@ -252,6 +252,10 @@ def _enter(value: Any, policy: Any, name: str | None, depth: int) -> Any:
         # what it holds enters first, in place (handed.enter_contents)
         enter_contents(value)
         return value
+    if _host_items(value):
+        # a builtin iterator or dict view (``iter(results)``, ``d.values()``, ``zip``, ``map``)
+        # is a listed type, but holds whatever host code gave it: its items enter one by one
+        return _enter_items_of(value, policy, name, depth)
     if admitted(value) and not (name is not None and _host_callable(value)):
         return value  # (a host callable under an env name stays a tool the policy decides by name)
     if depth > _MAX_DEPTH:
@@ -286,6 +290,32 @@ def _enter(value: Any, policy: Any, name: str | None, depth: int) -> Any:
     if isinstance(value, collections.abc.Iterator):
         return host_iterator(value)
     return proxy(Exposed(value))
+
+
+_VIEWS = (collections.abc.KeysView, collections.abc.ValuesView, collections.abc.ItemsView)
+
+
+def _host_items(value: Any) -> bool:
+    """A host iterator or dict view (not the membrane's own, not guest-made): what it yields is
+    not known to be admitted."""
+    tp = type(value)
+    if tp in _MEMBRANE_TYPES or is_guest_class(tp) or isinstance(value, type):
+        return False
+    return isinstance(value, (collections.abc.Iterator, *_VIEWS)) and not isinstance(value, Exposed)
+
+
+def _enter_items_of(value: Any, policy: Any, name: str | None, depth: int) -> Any:
+    """An iterator enters as a ``HostIterator`` (each item entered as it is yielded); a view as
+    itself when every item would enter as itself, else ``Refused`` (it is live: its dict may
+    change)."""
+    if isinstance(value, collections.abc.Iterator):
+        return host_iterator(value)
+    if depth > _MAX_DEPTH:
+        return refused(_label(value, name), "data nested too deeply")
+    for item in list(value):
+        if _entered(item, policy, depth) is not item:
+            return refused(_label(value, name), "a view of host data that does not cross as it is")
+    return value
 
 
 def _enter_host_filled(value: Any, policy: Any, name: str | None, depth: int) -> Any:

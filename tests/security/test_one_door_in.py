@@ -511,3 +511,43 @@ def test_a_tool_calling_back_per_item_of_a_large_handed_graph_ends_at_the_run_ti
         safe_eval(code.replace("N", "3000"), tools, policy=policy, limits={"time": 1.0})
     assert time.monotonic() - start < 4.0
     assert safe_eval(code.replace("N", "50"), tools, policy=policy) == 50
+
+
+# -- builtin iterators and dict views a tool returns (rt-door2) ---------------------------------
+# ``list_iterator``, ``dict_values``, ``zip``, ``map`` ... are listed host types (the guest's own
+# are admitted as they are), but one a tool returns holds whatever the tool gave it: ``return
+# iter(results)`` handed the guest raw ``eval``. The entry converts them (``crossing._host_items``).
+_ITERABLES = {
+    "list_iterator": (lambda: iter([eval]), "next(it())"),
+    "tuple_iterator": (lambda: iter((eval,)), "next(it())"),
+    "dict_value_iterator": (lambda: iter({"k": eval}.values()), "next(it())"),
+    "dict_values_view": (lambda: {"k": eval}.values(), "list(it())[0]"),
+    "dict_items_view": (lambda: {"k": eval}.items(), "list(it())[0][1]"),
+    "reversed": (lambda: reversed([eval]), "next(it())"),
+    "enumerate": (lambda: enumerate([eval]), "next(it())[1]"),
+    "zip": (lambda: zip([eval]), "next(it())[0]"),
+    "map": (lambda: map(lambda v: v, [eval]), "next(it())"),
+    "filter": (lambda: filter(None, [eval]), "next(it())"),
+    "iterator_of_a_guest_object_the_tool_filled": (None, "vars(next(it(O())))['x']"),
+}
+
+
+@pytest.mark.parametrize(("make", "read"), _ITERABLES.values(), ids=_ITERABLES.keys())
+def test_a_builtin_iterator_or_view_a_tool_returns_enters_item_by_item(make: Any, read: str) -> None:
+    tool = make if make is not None else (lambda obj: iter([_return_new(obj)]))
+    try:
+        got = safe_eval(_TRY + "class O:\n    pass\ntry:\n    v = " + read + "\nexcept TypeError as e:\n"
+                        "    v = 'refused: ' + str(e)\n(kind(v), attempt(v))", {"it": tool},
+                        policy=parse_policy("allow it(*)"))
+    except PolicyViolation as refused:
+        assert refused.diagnostics[0].code == "E401"
+        return
+    assert "built-in function eval" not in got[0]
+    assert got[1] != 42
+
+
+def test_builtin_iterators_and_views_of_plain_data_a_tool_returns_still_work() -> None:
+    env = {"it": lambda: iter([1, 2]), "view": lambda: {"a": 1}.items(), "zipped": lambda: zip([1], "a")}
+    got = safe_eval("(list(it()), list(view()), list(zipped()))", env,
+                    policy=parse_policy("allow it(*)\nallow view(*)\nallow zipped(*)"))
+    assert got == ([1, 2], [("a", 1)], [(1, "a")])
