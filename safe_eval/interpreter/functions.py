@@ -21,7 +21,7 @@ from safe_eval.limits.result_bound import ResultBound
 from safe_eval.limits.watchdog import IN_HOST_CODE, guest_from_host, host_code_again
 from safe_eval.membrane.allowlists import PLAIN_SCALARS
 from safe_eval.membrane.crossing import HOST_FILLABLE, enter_call_args, register_guest_function_type
-from safe_eval.membrane.handed import in_tool_call
+from safe_eval.membrane.handed import from_the_host, in_tool_call
 
 # inspect (about 5 ms to import) is loaded when a signature is asked for, not at cold start
 if TYPE_CHECKING:
@@ -254,6 +254,8 @@ class Function:
             return result if type(result) in PLAIN_SCALARS else metered_result(result)
         from safe_eval.interpreter.session import call_as_origin
 
+        if ctx is None:  # the host application, outside any run (handed.from_the_host)
+            from_the_host(args, kwargs)
         return call_as_origin(origin, lambda: self(*args, **kwargs))
 
     def invoke(self, b: Any, args: Any, kwargs: dict[str, Any] | None = None) -> Any:

@@ -40,7 +40,8 @@ from safe_eval.interpreter.identity import is_guest_class
 from safe_eval.membrane.allowlists import PLAIN_SCALARS
 from safe_eval.membrane.dunders import DEFINABLE_DUNDERS, FORBIDDEN_DUNDERS
 
-__all__ = ["Held", "before_guest_runs", "calling", "done_calling", "enter_contents", "held", "reenter"]
+__all__ = ["Held", "before_guest_runs", "calling", "done_calling", "enter_contents", "from_the_host", "held",
+           "reenter"]
 
 _MAX_VISITS = 200_000
 # what the guest callbacks of one tool call may make the walk visit in all (each callback
@@ -158,6 +159,17 @@ def enter_contents(obj: Any) -> None:
     calls = _CALLS.get()
     before = calls[-1] if calls else Held([])
     _enter_new(before, [obj])
+
+
+def from_the_host(args: tuple[Any, ...], kwargs: dict[str, Any] | None) -> None:
+    """The host application, outside any run, calls guest code with guest objects it may have
+    written into since the run returned them (``o = ns['O'](); o.x = host_obj; ns['f'](o)``):
+    what they hold enters first, in place."""
+    roots = [a for a in args if type(a) not in PLAIN_SCALARS and _walkable(a)]
+    if kwargs:
+        roots.extend(v for v in kwargs.values() if type(v) not in PLAIN_SCALARS and _walkable(v))
+    if roots:
+        _enter_new(Held([]), roots)
 
 
 def _enter_new(before: Held, roots: list[Any]) -> int:

@@ -551,3 +551,18 @@ def test_builtin_iterators_and_views_of_plain_data_a_tool_returns_still_work() -
     got = safe_eval("(list(it()), list(view()), list(zipped()))", env,
                     policy=parse_policy("allow it(*)\nallow view(*)\nallow zipped(*)"))
     assert got == ([1, 2], [("a", 1)], [(1, "a")])
+
+
+def test_a_guest_object_the_host_application_writes_into_and_hands_back_enters_with_what_it_holds() -> None:
+    # outside any run: the host fills a guest object the run returned, then calls a guest
+    # function with it (no tool call brackets it)
+    ns = safe_exec(_TRY + "class O:\n    pass\ndef probe(o):\n    v = vars(o)['x']\n    return (kind(v), attempt(v))\n")
+    obj = ns["O"]()
+    obj.x = eval
+    try:
+        got = ns["probe"](obj)
+    except PolicyViolation as refused:
+        assert refused.diagnostics[0].code == "E401"
+        return
+    assert got[0] == "Refused"
+    assert got[1] != 42
