@@ -35,7 +35,7 @@ from typing import Any
 
 from safe_eval.context import current_context
 from safe_eval.errors import PolicyViolation, SafeEvalError
-from safe_eval.interpreter.identity import GUEST_REFS, is_guest_class, is_guest_made
+from safe_eval.interpreter.identity import GUEST_REFS, is_curated_type, is_guest_class, is_guest_made
 from safe_eval.limits.guards import check_format_spec, price_text, shown_text
 from safe_eval.limits.routines import slot_price
 from safe_eval.membrane import allowlists
@@ -299,8 +299,8 @@ def _host_items(value: Any) -> bool:
     """A host iterator or dict view (not the membrane's own, not guest-made): what it yields is
     not known to be admitted."""
     tp = type(value)
-    if tp in _MEMBRANE_TYPES or is_guest_class(tp) or isinstance(value, type):
-        return False
+    if tp in _MEMBRANE_TYPES or isinstance(value, type) or _guest_made(value) or is_curated_type(tp):
+        return False  # (the interpreter's own generators and iterators are guest-made)
     return isinstance(value, (collections.abc.Iterator, *_VIEWS)) and not isinstance(value, Exposed)
 
 
