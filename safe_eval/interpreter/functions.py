@@ -21,6 +21,7 @@ from safe_eval.limits.result_bound import ResultBound
 from safe_eval.limits.watchdog import IN_HOST_CODE, guest_from_host, host_code_again
 from safe_eval.membrane.allowlists import PLAIN_SCALARS
 from safe_eval.membrane.crossing import HOST_FILLABLE, enter_call_args, register_guest_function_type
+from safe_eval.membrane.handed import from_the_host, in_tool_call
 
 # inspect (about 5 ms to import) is loaded when a signature is asked for, not at cold start
 if TYPE_CHECKING:
@@ -222,17 +223,19 @@ class Function:
                 ctx.bound is origin.bound or (ctx.policy is origin.policy and ctx.audit is origin.audit)):
             kw: dict[str, Any] | None = kwargs
             refs = GUEST_REFS
-            for a in args:  # the guest's own objects and plain data need no conversion (fast path)
-                tp = type(a)
-                if tp not in PLAIN_SCALARS:
-                    ref = refs.get(id(tp))
-                    if ref is None or ref() is not tp or isinstance(a, HOST_FILLABLE):
-                        # (a guest list or exception subclass may hold what host code put in it)
+            called_back = in_tool_call()  # by a tool: what it wrote so far enters (below)
+            if not called_back:
+                for a in args:  # the guest's own objects and plain data need no conversion (fast path)
+                    tp = type(a)
+                    if tp not in PLAIN_SCALARS:
+                        ref = refs.get(id(tp))
+                        if ref is None or ref() is not tp or isinstance(a, HOST_FILLABLE):
+                            # (a guest list or exception subclass may hold what host code put in it)
+                            args, kw = enter_call_args(args, kw, ctx.policy)
+                            break
+                else:
+                    if kw:
                         args, kw = enter_call_args(args, kw, ctx.policy)
-                        break
-            else:
-                if kw:
-                    args, kw = enter_call_args(args, kw, ctx.policy)
             b = ctx.budget
             b.host_calls += 1
             if b.host_calls > b.max_host_calls:
@@ -245,6 +248,8 @@ class Function:
             try:
                 if IN_HOST_CODE:
                     oncpu = guest_from_host(b)
+                if called_back:  # on the run's CPU time: the walk of what the tool was handed
+                    args, kw = enter_call_args(args, kw, ctx.policy)
                 result = self.run(self, b, args, kw)
             finally:
                 b.host_calls -= 1
@@ -256,6 +261,8 @@ class Function:
             return result if type(result) in PLAIN_SCALARS else metered_result(result)
         from safe_eval.interpreter.session import call_as_origin
 
+        if ctx is None:  # the host application, outside any run (handed.from_the_host)
+            from_the_host(args, kwargs)
         return call_as_origin(origin, lambda: self(*args, **kwargs))
 
     def invoke(self, b: Any, args: Any, kwargs: dict[str, Any] | None = None) -> Any:

@@ -37,13 +37,14 @@ from typing import Any
 
 from safe_eval.context import current_context
 from safe_eval.errors import PolicyViolation, SafeEvalError
-from safe_eval.interpreter.identity import GUEST_REFS, is_guest_class, is_guest_made
+from safe_eval.interpreter.identity import GUEST_REFS, is_curated_type, is_guest_class, is_guest_made
 from safe_eval.limits.guards import check_format_spec, price_text, shown_text
 from safe_eval.limits.routines import slot_price
 from safe_eval.membrane import allowlists
 from safe_eval.membrane.admission import admitted, register_membrane_type
 from safe_eval.membrane.allowlists import FORBIDDEN_VALUE_TYPES, HOST_TYPE_NAMES, PLAIN_SCALARS
 from safe_eval.membrane.danger import dangerous_callable
+from safe_eval.membrane.handed import before_guest_runs, enter_contents, in_tool_call
 from safe_eval.membrane.owned import own_exception
 from safe_eval.membrane.proxies import (
     Exposed,
@@ -197,6 +198,8 @@ def enter_call_args(
     ``key=`` callbacks, reflected comparisons, ``sorted``'s ``__lt__``, a decoded callable
     called by the host), each entered as ``enter_value`` enters it. Values the guest already
     holds are admitted unchanged, so a guest-to-guest call through host code is unaffected."""
+    if in_tool_call():  # called back while a tool runs: what it wrote so far enters first
+        before_guest_runs(args, kwargs)
     refs = GUEST_REFS
     for a in args:
         tp = type(a)
@@ -247,6 +250,15 @@ def _enter(value: Any, policy: Any, name: str | None, depth: int) -> Any:
                        "methods run only under the policy of the run that made them")
     if isinstance(value, HOST_FILLABLE) and is_guest_class(tp):
         return _enter_host_filled(value, policy, name, depth)
+    if is_guest_class(tp) or tp is _function_type() or (isinstance(value, type) and is_guest_class(value)):
+        # guest-made, but host code may have built it or written into it (a tool's result):
+        # what it holds enters first, in place (handed.enter_contents)
+        enter_contents(value)
+        return value
+    if _host_items(value):
+        # a builtin iterator or dict view (``iter(results)``, ``d.values()``, ``zip``, ``map``)
+        # is a listed type, but holds whatever host code gave it: its items enter one by one
+        return _enter_items_of(value, policy, name, depth)
     if admitted(value) and not (name is not None and _host_callable(value)):
         return value  # (a host callable under an env name stays a tool the policy decides by name)
     if depth > _MAX_DEPTH:
@@ -283,6 +295,32 @@ def _enter(value: Any, policy: Any, name: str | None, depth: int) -> Any:
     return proxy(Exposed(value))
 
 
+_VIEWS = (collections.abc.KeysView, collections.abc.ValuesView, collections.abc.ItemsView)
+
+
+def _host_items(value: Any) -> bool:
+    """A host iterator or dict view (not the membrane's own, not guest-made): what it yields is
+    not known to be admitted."""
+    tp = type(value)
+    if tp in _MEMBRANE_TYPES or isinstance(value, type) or _guest_made(value) or is_curated_type(tp):
+        return False  # (the interpreter's own generators and iterators are guest-made)
+    return isinstance(value, (collections.abc.Iterator, *_VIEWS)) and not isinstance(value, Exposed)
+
+
+def _enter_items_of(value: Any, policy: Any, name: str | None, depth: int) -> Any:
+    """An iterator enters as a ``HostIterator`` (each item entered as it is yielded); a view as
+    itself when every item would enter as itself, else ``Refused`` (it is live: its dict may
+    change)."""
+    if isinstance(value, collections.abc.Iterator):
+        return host_iterator(value)
+    if depth > _MAX_DEPTH:
+        return refused(_label(value, name), "data nested too deeply")
+    for item in list(value):
+        if _entered(item, policy, depth) is not item:
+            return refused(_label(value, name), "a view of host data that does not cross as it is")
+    return value
+
+
 def _enter_host_filled(value: Any, policy: Any, name: str | None, depth: int) -> Any:
     """A guest-made container or exception (``HOST_FILLABLE``) as it may enter: itself when
     everything it holds would enter as itself. An exception's arguments are entered in place
@@ -317,6 +355,8 @@ def _entered(item: Any, policy: Any, depth: int) -> Any:
         return item
     ref = GUEST_REFS.get(id(tp))
     if ref is not None and ref() is tp and not isinstance(item, HOST_FILLABLE):
+        if in_tool_call():  # a tool may have built or written into it (handed.enter_contents)
+            enter_contents(item)
         return item
     if (tp is list or tp is tuple or tp is set or tp is frozenset) and _SCALARS_ONLY(map(type, item)):
         return item
@@ -324,6 +364,10 @@ def _entered(item: Any, policy: Any, depth: int) -> Any:
 
 
 _SCALARS_ONLY = PLAIN_SCALARS.issuperset
+
+
+def _function_type() -> Any:
+    return _FUNCTION[0] if _FUNCTION else None
 
 
 def _enter_exception_args(exc: BaseException, policy: Any, depth: int) -> None:

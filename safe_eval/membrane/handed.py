@@ -14,29 +14,49 @@ and deques, and of guest containers): no guest code runs. What the guest held be
 stays as it is (its own iterators, views ...).
 
 Reached: instance attributes (``__dict__`` and ``__slots__``), a guest function's attributes,
-the public attributes of their guest classes (a class's ``_``/dunder entries are what its
-metaclass keeps: enum, abc), the items of the containers these hold, recursively. Bounded: a
-tool handed more than ``_MAX_VISITS`` values ends the run (``PolicyViolation``) rather than
-leave part unchecked.
-Not reached: a guest object a tool kept from an earlier call and writes into later.
+the public attributes of their guest classes and the dunders a class may define
+(``type(obj).__call__ = host_fn``; its other ``_`` entries are what its metaclass keeps: enum,
+abc), an exception's ``args`` and chain, the items of the containers these hold, recursively.
+Bounded: a tool handed more than ``_MAX_VISITS`` values ends the run (``PolicyViolation``)
+rather than leave part unchecked.
+
+The same walk, against what the running call's arguments held (``_CALLS``), also covers guest
+objects reaching the guest otherwise while the tool runs or as it returns: ``enter_contents``
+(a guest object entering through ``crossing.enter_value``: the tool's result, one it built) and
+``before_guest_runs`` (guest code the tool calls back before it returns: its roots and the
+callback's arguments, on the run's CPU time).
+Not reached: a guest object a tool kept from an earlier call and writes into later, a thread
+the tool starts.
 """
 
 from __future__ import annotations
 
 import collections
+import contextvars
 from collections.abc import Callable
 from typing import Any
 
 from safe_eval.interpreter.identity import is_guest_class
 from safe_eval.membrane.allowlists import PLAIN_SCALARS
+from safe_eval.membrane.dunders import DEFINABLE_DUNDERS, FORBIDDEN_DUNDERS
 
-__all__ = ["Held", "held", "reenter"]
+__all__ = ["Held", "before_guest_runs", "calling", "done_calling", "enter_contents", "from_the_host", "held",
+           "reenter"]
 
 _MAX_VISITS = 200_000
+# what the guest callbacks of one tool call may make the walk visit in all (each callback
+# re-walks the tool's roots): a tool calling back once per item of a large handed graph ends
+# the run with a typed refusal rather than walk quadratically
+_MAX_CALLBACK_VISITS = 2_000_000
 _MUTABLE = (list, dict, set, collections.deque)
 _IMMUTABLE = (tuple, frozenset)
 _CLASS_DICT = type.__dict__["__dict__"]
 _MEMBER = type(type.__dict__["__dictoffset__"])  # a ``__slots__`` entry's descriptor
+_ARGS = BaseException.__dict__["args"]
+# what a class statement puts in a class's dict besides its values (``__dict__``, a slot, the
+# wrappers ``class_value`` already checked): kept as they are, never replaced by the walk
+_SLOT_NAMES = DEFINABLE_DUNDERS | frozenset(FORBIDDEN_DUNDERS)
+_CLASS_MACHINERY = frozenset({type(type.__dict__["__dict__"]), _MEMBER, staticmethod, classmethod, property})
 _SCALARS_ONLY = frozenset(PLAIN_SCALARS).issuperset  # over ``map(type, items)``: C speed
 _FUNCTION: list[type] = []  # the interpreter's function type, looked up once
 
@@ -45,11 +65,31 @@ class Held:
     """What the guest objects among a tool's arguments held before the call: id -> value
     (the values are kept, so an id is never reused for a new object meanwhile)."""
 
-    __slots__ = ("roots", "values")
+    __slots__ = ("roots", "values", "spent")
 
     def __init__(self, roots: list[Any]) -> None:
         self.roots = roots
         self.values: dict[int, Any] = {}
+        self.spent = 0  # visits of the walks before the guest callbacks of this call
+
+
+# the tool calls running on this thread/task, innermost last: guest code called back while a
+# tool runs (a callback, a stored C method) reads what the tool wrote before the tool returns
+_CALLS: contextvars.ContextVar[tuple[Held, ...]] = contextvars.ContextVar("safe_eval_tool_calls",
+                                                                         default=())
+
+
+def calling(before: Held | None) -> contextvars.Token[tuple[Held, ...]]:
+    """A tool call starts (``before``: what its guest arguments held); ``done_calling`` ends it."""
+    return _CALLS.set((*_CALLS.get(), before if before is not None else Held([])))
+
+
+def done_calling(token: contextvars.Token[tuple[Held, ...]]) -> None:
+    _CALLS.reset(token)
+
+
+def in_tool_call() -> bool:
+    return bool(_CALLS.get())
 
 
 def held(args: tuple[Any, ...], kwargs: dict[str, Any] | None) -> Held | None:
@@ -66,14 +106,73 @@ def held(args: tuple[Any, ...], kwargs: dict[str, Any] | None) -> Held | None:
         values[id(value)] = value
         return value
 
-    _traverse(roots, record)
+    _traverse(roots, record, clean=False)
     return before
 
 
-def reenter(before: Held | None) -> None:
-    """Enter in place every value reachable from the same roots that was not held before."""
+def reenter(before: Held | None, *extra: Any) -> None:
+    """Enter in place every value reachable from the same roots (and ``extra``: the exception
+    the tool raised) that was not held before."""
+    roots = [e for e in extra if type(e) not in PLAIN_SCALARS and _walkable(e)]
     if before is None:
+        if not roots:
+            return
+        before = Held([])
+    _enter_new(before, before.roots + roots)
+
+
+def before_guest_runs(args: tuple[Any, ...], kwargs: dict[str, Any] | None) -> None:
+    """Guest code is called back while a tool runs: what the tool wrote so far into the objects
+    it was handed, and into the guest objects among the callback's arguments (one it built),
+    enters first, as ``reenter`` enters it when the tool returns."""
+    calls = _CALLS.get()
+    if not calls:
         return
+    before = calls[-1]
+    roots = [a for a in args if type(a) not in PLAIN_SCALARS and _walkable(a)]
+    if kwargs:
+        roots.extend(v for v in kwargs.values() if type(v) not in PLAIN_SCALARS and _walkable(v))
+    # on the run's CPU time (the tool handed the thread to host code): a walk past the run's
+    # deadline ends it with its time limit, as guest code would
+    from safe_eval.context import current_context
+    from safe_eval.limits.watchdog import IN_HOST_CODE, guest_from_host, host_code_again
+
+    ctx = current_context()
+    oncpu = guest_from_host(ctx.budget) if IN_HOST_CODE and ctx is not None else None
+    try:
+        before.spent += _enter_new(before, before.roots + roots)
+    finally:
+        if oncpu is not None:
+            host_code_again(oncpu)
+    if before.spent > _MAX_CALLBACK_VISITS:
+        from safe_eval.membrane.proxies import refusal
+
+        raise refusal("a tool called guest code back more often than safe-eval re-checks the guest "
+                      "data it was handed", "hand tools that call back less data, or fewer objects")
+
+
+def enter_contents(obj: Any) -> None:
+    """A guest object, function or class entering from host code (a tool's result, an item of a
+    host iterator, another run's env): what it holds enters in place, except what the guest
+    objects of the running tool call held before it (host code may have written into it, or
+    built it: ``type(obj)()`` then ``made.x = host_obj``)."""
+    calls = _CALLS.get()
+    before = calls[-1] if calls else Held([])
+    _enter_new(before, [obj])
+
+
+def from_the_host(args: tuple[Any, ...], kwargs: dict[str, Any] | None) -> None:
+    """The host application, outside any run, calls guest code with guest objects it may have
+    written into since the run returned them (``o = ns['O'](); o.x = host_obj; ns['f'](o)``):
+    what they hold enters first, in place."""
+    roots = [a for a in args if type(a) not in PLAIN_SCALARS and _walkable(a)]
+    if kwargs:
+        roots.extend(v for v in kwargs.values() if type(v) not in PLAIN_SCALARS and _walkable(v))
+    if roots:
+        _enter_new(Held([]), roots)
+
+
+def _enter_new(before: Held, roots: list[Any]) -> int:
     from safe_eval.membrane.crossing import enter_value
 
     values = before.values
@@ -86,15 +185,15 @@ def reenter(before: Held | None) -> None:
             return value  # new, but written into in place: its items are checked one by one
         return enter_value(value)  # (a new tuple: a copy with its items entered)
 
-    _traverse(before.roots, entered)
+    return _traverse(roots, entered, clean=True)
 
 
 def _walkable(value: Any) -> bool:
     """Values the walk descends into: plain containers and guest objects, functions and
     classes."""
     tp = type(value)
-    if tp in _MUTABLE or tp in _IMMUTABLE:
-        return True
+    if tp in _MUTABLE or tp in _IMMUTABLE or isinstance(value, BaseException):
+        return True  # (an exception: its args, fields and chain, host-made or not)
     if isinstance(value, type):
         return is_guest_class(value)
     return is_guest_class(tp) or tp is _function_type()
@@ -108,9 +207,10 @@ def _function_type() -> Any:
     return _FUNCTION[0] if _FUNCTION else None
 
 
-def _traverse(roots: list[Any], visit: Callable[[Any], Any]) -> None:
+def _traverse(roots: list[Any], visit: Callable[[Any], Any], *, clean: bool) -> int:
     """Every value reachable from ``roots`` through walkable values, each passed to ``visit``;
-    where ``visit`` returns another value, it replaces the old one in its holder."""
+    where ``visit`` returns another value, it replaces the old one in its holder. Returns the
+    number of values walked. ``clean``: exceptions met are cleaned in place (after the call)."""
     seen: set[int] = set()
     classes: set[type] = set()  # the classes of the guest objects met: their walk is queued once
     todo = list(roots)
@@ -126,12 +226,13 @@ def _traverse(roots: list[Any], visit: Callable[[Any], Any]) -> None:
 
             raise refusal("a tool was handed more guest data than safe-eval re-checks after the call",
                           "hand tools plain data, or fewer objects")
-        for value in _walk(obj, visit, classes):
+        for value in _walk(obj, visit, classes, clean):
             if type(value) not in PLAIN_SCALARS and _walkable(value):
                 todo.append(value)
+    return visits
 
 
-def _walk(obj: Any, visit: Callable[[Any], Any], classes: set[type]) -> list[Any]:
+def _walk(obj: Any, visit: Callable[[Any], Any], classes: set[type], clean: bool) -> list[Any]:
     """Visit (and replace where ``visit`` says) what ``obj`` holds; the values it now holds."""
     from safe_eval.membrane.crossing import HOST_FILLABLE
 
@@ -141,8 +242,12 @@ def _walk(obj: Any, visit: Callable[[Any], Any], classes: set[type]) -> list[Any
         classes.add(tp)
         out.extend(k for k in tp.__mro__ if is_guest_class(k))  # ``type(obj).x = ...``
     if isinstance(obj, type):
+        # public entries and the dunders a class may define: ``type(obj).__call__ = host_fn``
+        # is a slot the guest's ``obj(...)`` runs; the other ``_`` entries are what a
+        # metaclass keeps (abc's ``_abc_impl``, enum's maps, ``__orig_bases__``): as they are
         for key, value in list(_CLASS_DICT.__get__(obj).items()):
-            if type(key) is str and key[:1] != "_":
+            if type(key) is str and (key[:1] != "_" or key in _SLOT_NAMES) \
+                    and type(value) not in PLAIN_SCALARS and type(value) not in _CLASS_MACHINERY:
                 out.append(_replace_class_attr(obj, key, value, visit))
         return out
     if not isinstance(obj, _MUTABLE + _IMMUTABLE) or is_guest_class(type(obj)):
@@ -153,9 +258,12 @@ def _walk(obj: Any, visit: Callable[[Any], Any], classes: set[type]) -> list[Any
         if not isinstance(obj, HOST_FILLABLE):
             return out
     if isinstance(obj, BaseException):
-        from safe_eval.membrane.crossing import enter_value
+        from safe_eval.membrane.crossing import guest_exception
 
-        enter_value(obj)  # its args, entered in place (crossing._enter_exception_args)
+        if clean:
+            guest_exception(obj)  # cleaned in place: its args (and a host one's fields, its chain)
+        out.extend(_ARGS.__get__(obj))  # what stayed (guest objects): walked for what they hold
+        out.extend(e for e in (obj.__cause__, obj.__context__) if e is not None)
         return out
     if isinstance(obj, dict):
         if _SCALARS_ONLY(map(type, dict.keys(obj))) and _SCALARS_ONLY(map(type, dict.values(obj))):

@@ -48,7 +48,7 @@ from safe_eval.errors import PolicyViolation, SafeEvalError
 from safe_eval.interpreter.annotations import register_stand_in
 from safe_eval.limits.watchdog import back_in_run, host_code
 from safe_eval.membrane.admission import register_membrane_type
-from safe_eval.membrane.handed import held, reenter
+from safe_eval.membrane.handed import calling, done_calling, held, reenter
 from safe_eval.membrane.owned import own_copy, own_exception
 from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, register_type_view
 from safe_eval.policy.plain import register_handle
@@ -100,17 +100,25 @@ class Tool:
 
         before = held(args, kwargs)  # what the guest objects it is handed hold (handed.py)
         call = _CALL_TOOL[0] if _CALL_TOOL else _load_call_tool()
+        token = calling(before)  # guest code it calls back sees its writes entered (handed.py)
         try:
             try:
                 result = call(self._name, self._fn, args, kwargs)
-            finally:
+            except SafeEvalError:
+                reenter(before)
+                raise
+            except Exception as exc:  # a host error: re-created clean, raised outside this handler
+                reenter(before, exc)  # what it wrote, and the guest objects its error holds
+                error = guest_exception(own_exception(exc))  # the host keeps its own
+            except BaseException:
+                reenter(before)
+                raise
+            else:
                 reenter(before)  # what it wrote into them, through the door
-        except SafeEvalError:
-            raise
-        except Exception as exc:  # a host error: re-created clean, raised outside this handler
-            error = guest_exception(own_exception(exc))  # the host keeps its own
-        else:
-            return enter_value(result)
+                # within the call: what its guest arguments held before stays as it is
+                return enter_value(result)
+        finally:
+            done_calling(token)
         raise error
 
     def __repr__(self) -> str:

@@ -13,12 +13,13 @@ import functools
 import os
 import subprocess
 import sys
+import time
 from typing import Any
 
 import pytest
 
 from safe_eval import safe_callable, safe_eval, safe_exec
-from safe_eval.errors import PolicyViolation
+from safe_eval.errors import PolicyViolation, TimeLimit
 from safe_eval.policy import parse_policy
 
 # What guest code sees of a host value: the name of its type (a raw host object answers
@@ -370,5 +371,198 @@ def test_a_guest_object_a_tool_kept_and_writes_into_later_enters_too() -> None:
         return
     finally:
         _KEPT.clear()
+    assert got[0] == "Refused"
+    assert got[1] != 42
+
+
+# -- guest objects a tool returns, raises, calls back with, or writes dunders on (rt-door2) ------
+# The bracket of a tool call (handed.py) re-checked the objects the tool was handed, after it
+# returned. Guest objects also reach the guest from a tool in other ways: the value it returns,
+# the exception it raises, the arguments of a guest callback it calls while it runs (before the
+# bracket closes), and a class's dunder/private entries. Each case: a plausible tool doing
+# ordinary host things with guest objects and its own host object (here ``eval``).
+
+
+def _return_new(obj: Any) -> Any:
+    made = type(obj)()
+    made.x = eval
+    return made
+
+
+def _return_new_in_list(obj: Any) -> Any:
+    return [_return_new(obj)]
+
+
+def _return_new_in(container: Any, obj: Any) -> Any:
+    return container([_return_new(obj)])
+
+
+def _raise_filled(cls: Any) -> None:
+    error = cls()
+    error.x = eval
+    raise error
+
+
+def _raise_host_error_holding(obj: Any) -> None:
+    raise ValueError(_return_new(obj))
+
+
+def _raise_with_notes(cls: Any) -> None:
+    error = cls()
+    error.__notes__ = [eval]
+    raise error
+
+
+def _raise_from_filled(cls: Any) -> None:
+    cause = cls()
+    cause.x = eval
+    raise cls() from cause
+
+
+def _call_back_with(obj: Any, callback: Any) -> Any:
+    obj.x = eval
+    return callback(obj)
+
+
+def _call_back_after(obj: Any, callback: Any) -> Any:
+    obj.x = eval
+    return callback()
+
+
+def _call_back_with_new(obj: Any, callback: Any) -> Any:
+    return callback(_return_new(obj))
+
+
+def _fire_event(obj: Any) -> None:
+    obj.on_event(_return_new(obj))
+
+
+_FROM_A_TOOL = {
+    "returned_new_instance": "o = return_new(O())\nv = vars(o)['x']",
+    "returned_new_instance_in_a_list": "o = return_new_in_list(O())[0]\nv = vars(o)['x']",
+    "returned_new_instance_in_a_guest_list": "class L(list):\n    pass\no = return_new_in(L, O())[0]\n"
+                                             "v = vars(o)['x']",
+    "raised_guest_exception_attribute": "try:\n    raise_filled(E)\nexcept E as o:\n    v = vars(o)['x']",
+    "raised_host_exception_holding_a_new_instance": "try:\n    raise_host_error_holding(O())\n"
+                                                    "except ValueError as e:\n    v = vars(e.args[0])['x']",
+    "raised_guest_exception_notes": "try:\n    raise_with_notes(E)\nexcept E as o:\n    v = o.__notes__[0]",
+    "raised_guest_exception_cause": "try:\n    raise_from_filled(E)\nexcept E as o:\n    v = vars(o.__cause__)['x']",
+    # (the callback uses the value while the tool runs: what it returns goes back through the tool)
+    "callback_handed_the_object": "def cb(o):\n    seen.append(vars(o)['x'])\ncall_back_with(O(), cb)\nv = seen[0]",
+    "callback_reading_a_global": "o = O()\ndef cb():\n    seen.append(vars(o)['x'])\ncall_back_after(o, cb)\n"
+                                 "v = seen[0]",
+    "callback_handed_a_new_instance": "def cb(o):\n    seen.append(vars(o)['x'])\ncall_back_with_new(O(), cb)\n"
+                                      "v = seen[0]",
+    "stored_c_method_called_back": "inbox = []\no = O()\no.on_event = inbox.append\nfire_event(o)\n"
+                                   "v = vars(inbox[0])['x']",
+}
+_FROM_A_TOOL_ENV = {"return_new": _return_new, "return_new_in_list": _return_new_in_list,
+                    "return_new_in": _return_new_in,
+                    "raise_filled": _raise_filled, "raise_host_error_holding": _raise_host_error_holding, "raise_with_notes": _raise_with_notes,
+                    "raise_from_filled": _raise_from_filled, "call_back_with": _call_back_with,
+                    "call_back_after": _call_back_after, "call_back_with_new": _call_back_with_new,
+                    "fire_event": _fire_event}
+
+
+@pytest.mark.parametrize("code", _FROM_A_TOOL.values(), ids=_FROM_A_TOOL.keys())
+def test_a_guest_object_a_tool_returns_raises_or_calls_back_with_enters_with_what_it_holds(code: str) -> None:
+    try:
+        got = safe_eval(_TRY + "class O:\n    pass\nclass E(Exception):\n    pass\nseen = []\n" + code +
+                        "\n(kind(v), attempt(v))", _FROM_A_TOOL_ENV,
+                        policy=parse_policy("\n".join(f"allow {n}(*)" for n in _FROM_A_TOOL_ENV)))
+    except PolicyViolation as refused:
+        assert refused.diagnostics[0].code == "E401"
+        return
+    assert got[0] == "Refused"
+    assert got[1] != 42
+
+
+def _set_dunder(obj: Any, name: str) -> None:
+    setattr(type(obj), name, eval)
+
+
+@pytest.mark.parametrize(("name", "use"), [("__call__", "o('6 * 7')"), ("__getitem__", "o['6 * 7']")])
+def test_a_dunder_a_tool_sets_on_the_class_of_a_guest_object_enters(name: str, use: str) -> None:
+    # ``type(obj).__call__ = host_fn``: the guest's ``o(text)`` ran the host function raw
+    try:
+        got = safe_eval(f"class O:\n    pass\no = O()\nset_dunder(o, {name!r})\n{use}",
+                        {"set_dunder": _set_dunder}, policy=parse_policy("allow set_dunder(*)"))
+    except PolicyViolation as refused:
+        assert refused.diagnostics[0].code == "E401"
+        return
+    assert got != 42
+
+
+def _for_each(obj: Any, callback: Any) -> None:
+    for item in obj.items:
+        callback(item)
+
+
+@pytest.mark.parametrize("callback", ["n.append", "cb"])
+def test_a_tool_calling_back_per_item_of_a_large_handed_graph_ends_at_the_run_time_limit(callback: str) -> None:
+    # each callback re-walks what the tool was handed (n callbacks over n objects: n*n visits);
+    # the walk runs on the run's CPU time, so it ends with the run's TimeLimit near its deadline
+    # (it ran 12 s past a 1 s limit while the tool held the thread)
+    code = ("class O:\n    pass\no = O()\no.items = [O() for _ in range(N)]\nn = []\n"
+            "def cb(x):\n    n.append(x)\nfor_each(o, " + callback + ")\nlen(n)")
+    tools, policy = {"for_each": _for_each}, parse_policy("allow for_each(*)")
+    start = time.monotonic()
+    with pytest.raises(TimeLimit):
+        safe_eval(code.replace("N", "3000"), tools, policy=policy, limits={"time": 1.0})
+    assert time.monotonic() - start < 4.0
+    assert safe_eval(code.replace("N", "50"), tools, policy=policy) == 50
+
+
+# -- builtin iterators and dict views a tool returns (rt-door2) ---------------------------------
+# ``list_iterator``, ``dict_values``, ``zip``, ``map`` ... are listed host types (the guest's own
+# are admitted as they are), but one a tool returns holds whatever the tool gave it: ``return
+# iter(results)`` handed the guest raw ``eval``. The entry converts them (``crossing._host_items``).
+_ITERABLES = {
+    "list_iterator": (lambda: iter([eval]), "next(it())"),
+    "tuple_iterator": (lambda: iter((eval,)), "next(it())"),
+    "dict_value_iterator": (lambda: iter({"k": eval}.values()), "next(it())"),
+    "dict_values_view": (lambda: {"k": eval}.values(), "list(it())[0]"),
+    "dict_items_view": (lambda: {"k": eval}.items(), "list(it())[0][1]"),
+    "reversed": (lambda: reversed([eval]), "next(it())"),
+    "enumerate": (lambda: enumerate([eval]), "next(it())[1]"),
+    "zip": (lambda: zip([eval]), "next(it())[0]"),
+    "map": (lambda: map(lambda v: v, [eval]), "next(it())"),
+    "filter": (lambda: filter(None, [eval]), "next(it())"),
+    "iterator_of_a_guest_object_the_tool_filled": (None, "vars(next(it(O())))['x']"),
+}
+
+
+@pytest.mark.parametrize(("make", "read"), _ITERABLES.values(), ids=_ITERABLES.keys())
+def test_a_builtin_iterator_or_view_a_tool_returns_enters_item_by_item(make: Any, read: str) -> None:
+    tool = make if make is not None else (lambda obj: iter([_return_new(obj)]))
+    try:
+        got = safe_eval(_TRY + "class O:\n    pass\ntry:\n    v = " + read + "\nexcept TypeError as e:\n"
+                        "    v = 'refused: ' + str(e)\n(kind(v), attempt(v))", {"it": tool},
+                        policy=parse_policy("allow it(*)"))
+    except PolicyViolation as refused:
+        assert refused.diagnostics[0].code == "E401"
+        return
+    assert "built-in function eval" not in got[0]
+    assert got[1] != 42
+
+
+def test_builtin_iterators_and_views_of_plain_data_a_tool_returns_still_work() -> None:
+    env = {"it": lambda: iter([1, 2]), "view": lambda: {"a": 1}.items(), "zipped": lambda: zip([1], "a")}
+    got = safe_eval("(list(it()), list(view()), list(zipped()))", env,
+                    policy=parse_policy("allow it(*)\nallow view(*)\nallow zipped(*)"))
+    assert got == ([1, 2], [("a", 1)], [(1, "a")])
+
+
+def test_a_guest_object_the_host_application_writes_into_and_hands_back_enters_with_what_it_holds() -> None:
+    # outside any run: the host fills a guest object the run returned, then calls a guest
+    # function with it (no tool call brackets it)
+    ns = safe_exec(_TRY + "class O:\n    pass\ndef probe(o):\n    v = vars(o)['x']\n    return (kind(v), attempt(v))\n")
+    obj = ns["O"]()
+    obj.x = eval
+    try:
+        got = ns["probe"](obj)
+    except PolicyViolation as refused:
+        assert refused.diagnostics[0].code == "E401"
+        return
     assert got[0] == "Refused"
     assert got[1] != 42
