@@ -108,8 +108,9 @@ class Tool:
                 reenter(before)
                 raise
             except Exception as exc:  # a host error: re-created clean, raised outside this handler
-                reenter(before, exc)  # what it wrote, and the guest objects its error holds
-                error = guest_exception(own_exception(exc))  # the host keeps its own
+                owned = own_exception(exc)  # the host keeps its own: entered below in place
+                reenter(before, owned)  # what it wrote, and the guest objects its error holds
+                error = guest_exception(owned)
             except BaseException:
                 reenter(before)
                 raise
