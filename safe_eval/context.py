@@ -120,18 +120,24 @@ def outermost() -> RunContext | None:
     return None if ctx is None else ctx.root
 
 
+def _register_once(key: str, fn: Callable[..., Any]) -> None:
+    """Add ``fn`` to the list under ``key`` in the outermost context's ``extra`` (no run in
+    progress: nothing to add it to; already there, by identity: a no-op)."""
+    root = outermost()
+    if root is None:
+        return
+    fns = root.extra.setdefault(key, [])
+    if not any(f is fn for f in fns):
+        fns.append(fn)
+
+
 def on_run_exit(undo: Callable[[], Any]) -> None:
     """Have the outermost context of the run in progress call ``undo`` when it ends, however
     it ends: for host state a curated module must change for the guest's sake and put back
     (the thread's decimal context), or host caches the run may have filled with its objects
     (typing's). ``undo`` must be idempotent: the end of a run retries its clean-up when the
     watchdog interrupts it. Registering the same ``undo`` again in one run is a no-op."""
-    root = outermost()
-    if root is None:
-        return
-    hooks = root.extra.setdefault(UNDO_KEY, [])
-    if not any(h is undo for h in hooks):
-        hooks.append(undo)
+    _register_once(UNDO_KEY, undo)
 
 
 def on_host_code(swap: Callable[[], Callable[[], Any]]) -> None:
@@ -139,12 +145,7 @@ def on_host_code(swap: Callable[[], Callable[[], Any]]) -> None:
     code (a tool call, a host iterator: ``to_host``): ``swap`` puts the host's state back for
     that code (the thread's decimal context) and returns what puts the run's back after it
     (``back_from_host``). Registering the same ``swap`` again in one run is a no-op."""
-    root = outermost()
-    if root is None:
-        return
-    swaps = root.extra.setdefault(HOST_SWAPS_KEY, [])
-    if not any(s is swap for s in swaps):
-        swaps.append(swap)
+    _register_once(HOST_SWAPS_KEY, swap)
 
 
 def to_host() -> list[Callable[[], Any]] | None:

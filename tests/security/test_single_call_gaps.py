@@ -5,6 +5,10 @@ that remain are listed in docs/security-model.md (what the process sandbox is fo
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from safe_eval import safe_eval
@@ -54,6 +58,23 @@ def test_ordinary_nested_data_is_not_refused(code, expected):
     assert safe_eval(code, {}) == expected
 
 
+# the end of a child script with a ``session()``: run on the main thread or on another one
+_ON_THREAD = """
+if sys.argv[1] == "main":
+    session()
+else:
+    worker = threading.Thread(target=session)
+    worker.start()
+    worker.join()
+"""
+
+
+def _child(script: str, arg: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    """``script`` run by a fresh interpreter with ``arg``: a failure there may be a segfault."""
+    return subprocess.run([sys.executable, "-c", script, arg], capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+
+
 # A tuple nested across several runs of one session, each run under its own memory limit: C
 # routines that hash it (``tuplehash`` has no recursion check) recurse once per level on the
 # run's C stack, which must outlast the nesting the whole process holds, not one run's share.
@@ -70,25 +91,13 @@ def session():
             print(repr(ev.eval(probe, env)), flush=True)
         except safe_eval.SafeEvalError as e:
             print(type(e).__name__, flush=True)
-if sys.argv[1] == "main":
-    session()
-else:
-    worker = threading.Thread(target=session)
-    worker.start()
-    worker.join()
 """
 
 
 @pytest.mark.timeout(300)
 @pytest.mark.parametrize("thread", ["main", "other"])
 def test_nesting_built_across_runs_of_a_session_never_overflows_the_c_stack(thread: str) -> None:
-    # in a child process: the failure is a segfault of the host
-    import os
-    import subprocess
-    import sys
-
-    p = subprocess.run([sys.executable, "-c", _NESTED_ACROSS_RUNS, thread], capture_output=True, text=True,
-                       timeout=280, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    p = _child(_NESTED_ACROSS_RUNS + _ON_THREAD, thread, timeout=280)
     assert p.returncode == 0, (p.returncode, p.stderr[-2000:])
     outcomes = p.stdout.split("\n")[:4]
     # each probe answers as CPython would, or is stopped by a limit of its run: never a crash
@@ -123,18 +132,13 @@ with make_backend(sys.argv[1], **kw) as b:
 @pytest.mark.parametrize("backend", ["subprocess", "bwrap", "bwrap+cpython"])
 def test_a_sandbox_worker_started_after_main_thread_runs_raised_the_stack_limit_keeps_its_memory(
         backend: str) -> None:
-    import os
-    import subprocess
-    import sys
-
     from safe_eval.sandbox.bwrap import BwrapBackend
     from safe_eval.sandbox.subprocess import SubprocessBackend
 
     why = {"subprocess": SubprocessBackend, "bwrap": BwrapBackend}[backend.split("+")[0]].unavailable()
     if why is not None:
         pytest.skip(f"{backend}: {why}")
-    p = subprocess.run([sys.executable, "-c", _WORKER_AFTER_MAIN_THREAD_RUNS, backend], capture_output=True,
-                       text=True, timeout=100, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    p = _child(_WORKER_AFTER_MAIN_THREAD_RUNS, backend, timeout=100)
     assert (p.returncode, p.stdout.strip()) == (0, "100064"), p.stderr[-2000:]
 
 
@@ -153,12 +157,6 @@ def session():
                                        limits={"memory": 64 * 2**20, "time": 120})), flush=True)
     except safe_eval.SafeEvalError as e:
         print(type(e).__name__, flush=True)
-if sys.argv[1] == "main":
-    session()
-else:
-    worker = threading.Thread(target=session)
-    worker.start()
-    worker.join()
 """
 
 
@@ -166,10 +164,5 @@ else:
 @pytest.mark.parametrize("thread", ["main", "other"])
 def test_a_run_nested_in_a_tool_with_a_larger_memory_limit_never_overflows_the_callers_c_stack(
         thread: str) -> None:
-    import os
-    import subprocess
-    import sys
-
-    p = subprocess.run([sys.executable, "-c", _NESTED_RUN_WITH_A_LARGER_LIMIT, thread], capture_output=True,
-                       text=True, timeout=280, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    p = _child(_NESTED_RUN_WITH_A_LARGER_LIMIT + _ON_THREAD, thread, timeout=280)
     assert (p.returncode, p.stdout.strip()) == (0, "True"), p.stderr[-2000:]
