@@ -123,7 +123,7 @@ def _spread(keys: list[Any]) -> None:
     # sorted, not counted in a dict: a hash value is an int that hashes to itself, so counting
     # them in a dict would collide in the same way
     hashes = sorted(map(hash, keys))
-    for low, high in zip(hashes, hashes[MAX_SAME_HASH:]):
+    for low, high in zip(hashes, hashes[MAX_SAME_HASH:], strict=False):  # shorter by MAX_SAME_HASH
         if low == high:
             raise SandboxValueError(f"more than {MAX_SAME_HASH} keys of a set or dict share one hash")
 
