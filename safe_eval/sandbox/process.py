@@ -177,6 +177,9 @@ class WorkerProcess:
         self.layers: dict[str, bool] = {}
         self.dead = False
         self._limit: ProcessLimit | None = None
+        # the worker's processes when it said ready (bubblewrap and its init, the worker): after
+        # a plain-CPython run any other process of its group outlived the run (``_left_behind``)
+        self._started: frozenset[int] = frozenset()
 
     @property
     def pid(self) -> int:
@@ -258,6 +261,7 @@ class WorkerProcess:
         layers = params.get("layers") if type(params) is dict else None
         self.layers = {str(k): bool(v) for k, v in layers.items()} if type(layers) is dict else {}
         self.layers["pids"] = self._bound_processes()
+        self._started = frozenset(_group_members(self.proc.pid))
         self.ready = True
 
     def _bound_processes(self) -> bool:
@@ -350,6 +354,8 @@ class WorkerProcess:
                 if time.monotonic() >= deadline or not self._send_reply(reply, deadline):
                     self._too_slow(seconds)
             elif kind is None and msg.get("id") == 1:
+                if denials_end_the_run:
+                    self._left_behind()
                 if "error" in msg:
                     error = msg["error"]
                     try:
@@ -361,6 +367,15 @@ class WorkerProcess:
                 return msg.get("result")
             else:
                 raise self._crashed("the sandbox worker sent an unexpected message")
+
+    def _left_behind(self) -> None:
+        """Plain CPython: the guest is the worker process, so its own sweep of the run's
+        processes (``processes.end_descendants``) is guest-writable state. The host checks: a
+        process of the worker's group (seccomp keeps every one in it) that was not there when
+        the worker said ready outlived the run, and the worker ends with it (the next run
+        starts a fresh one)."""
+        if set(_group_members(self.proc.pid)) - self._started:
+            self.kill()
 
     def _send_reply(self, reply: dict[str, Any], deadline: float) -> bool:
         """Answer a tool call; a result too large to cross is the guest's ``SandboxValueError``

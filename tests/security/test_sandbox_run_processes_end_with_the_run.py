@@ -75,8 +75,6 @@ def test_the_number_of_processes_is_bounded(bwrap):
 # which the guest cannot reach, can check that nothing of a run is left once it answered (its
 # process group: seccomp keeps every process in it; ``/proc/<pid>/task`` for threads).
 
-@pytest.mark.xfail(strict=True, reason="the end of a run's processes is enforced inside the plain-CPython "
-                                       "worker, which the guest can patch; no host-side check yet")
 def test_a_forked_process_ends_with_the_run_even_if_the_guest_disables_the_workers_sweep(bwrap):
     # the static check is a lint here: it refuses the attribute write on a module it can see, not
     # on a name bound to one
