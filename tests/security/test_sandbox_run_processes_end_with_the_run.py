@@ -86,8 +86,6 @@ def test_a_forked_process_ends_with_the_run_even_if_the_guest_disables_the_worke
         assert s.run(ALIVE, {"pids": [pid]}).value == []
 
 
-@pytest.mark.xfail(strict=True, reason="a guest thread outlives the run (and its time limit) in a "
-                                       "plain-CPython worker; no host-side check of the worker's threads yet")
 def test_a_guest_thread_ends_with_the_run():
     code = ("import threading, time\ndef spin():\n    while True:\n        time.sleep(0.01)\n"
             "threading.Thread(target=spin, daemon=True).start()\n'started'")
