@@ -32,6 +32,9 @@ __all__ = ["MAX_NODES", "decode", "encode"]
 
 MAX_NODES = 300_000
 MAX_DEPTH = 200
+# keys of one decoded set or dict that may share a hash value (building it costs up to this
+# many probes a key): ``_spread``
+MAX_SAME_HASH = 64
 _SMALL = 2**53  # ints beyond this are tagged: every JSON reader keeps these exact
 
 _SEQUENCES: dict[type, str] = {tuple: "tuple", list: "list", set: "set", frozenset: "frozenset"}
@@ -109,6 +112,22 @@ def decode(data: Any) -> Any:
         raise SandboxValueError(f"malformed value from the sandbox: {type(exc).__name__}") from None
 
 
+def _spread(keys: list[Any]) -> None:
+    """Refuse keys for a set or dict that would make building it quadratic: many with one hash.
+    The hashes of ints, floats, Decimals, dates and tuples of them are not randomised, so a
+    worker can send 200k distinct ints of one hash (multiples of 2**61 - 1) and the host would
+    spend minutes in ``set()``, outside any deadline; an encoder never sends more than
+    ``MAX_SAME_HASH`` keys of one hash (it sends each key once). Unhashable keys: TypeError."""
+    if len(keys) <= MAX_SAME_HASH:
+        return
+    # sorted, not counted in a dict: a hash value is an int that hashes to itself, so counting
+    # them in a dict would collide in the same way
+    hashes = sorted(map(hash, keys))
+    for low, high in zip(hashes, hashes[MAX_SAME_HASH:], strict=False):  # shorter by MAX_SAME_HASH
+        if low == high:
+            raise SandboxValueError(f"more than {MAX_SAME_HASH} keys of a set or dict share one hash")
+
+
 def _dec(d: Any, count: _Counter, depth: int) -> Any:
     count.tick()
     t = type(d)
@@ -127,13 +146,17 @@ def _dec(d: Any, count: _Counter, depth: int) -> Any:
         if depth >= MAX_DEPTH:
             raise SandboxValueError(f"value nested deeper than {MAX_DEPTH} levels")
         if tag == "dict":
-            out = {}
+            pairs = []
             for pair in payload:
                 if type(pair) is not list or len(pair) != 2:
                     raise SandboxValueError("malformed dict item")
-                out[_dec(pair[0], count, depth + 1)] = _dec(pair[1], count, depth + 1)
-            return out
-        return _BUILD[tag](_dec(x, count, depth + 1) for x in payload)
+                pairs.append((_dec(pair[0], count, depth + 1), _dec(pair[1], count, depth + 1)))
+            _spread([k for k, _ in pairs])
+            return dict(pairs)
+        items = [_dec(x, count, depth + 1) for x in payload]
+        if tag in ("set", "frozenset"):
+            _spread(items)
+        return _BUILD[tag](items)
     if tag == "complex":
         if type(payload) is not list or len(payload) != 2:
             raise SandboxValueError("malformed complex payload")

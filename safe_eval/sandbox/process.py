@@ -123,6 +123,14 @@ def _group_members(pgid: int) -> list[int]:
     return found
 
 
+def _threads(pid: int) -> int:
+    """How many threads host process ``pid`` runs (0: it ended)."""
+    try:
+        return len(os.listdir(f"/proc/{pid}/task"))
+    except OSError:
+        return 0
+
+
 def _wait_group_gone(pgid: int) -> None:
     """Wait (bounded) until every process of the killed group is dead: SIGKILL is delivered at
     once, but processes in a pid namespace finish dying after its init does."""
@@ -177,6 +185,10 @@ class WorkerProcess:
         self.layers: dict[str, bool] = {}
         self.dead = False
         self._limit: ProcessLimit | None = None
+        # the worker's processes when it said ready (bubblewrap and its init, the worker), with
+        # their thread counts: after a plain-CPython run any other process of its group, or
+        # thread of one of them, outlived the run (``_left_behind``)
+        self._started: dict[int, int] = {}
 
     @property
     def pid(self) -> int:
@@ -258,6 +270,7 @@ class WorkerProcess:
         layers = params.get("layers") if type(params) is dict else None
         self.layers = {str(k): bool(v) for k, v in layers.items()} if type(layers) is dict else {}
         self.layers["pids"] = self._bound_processes()
+        self._started = {pid: _threads(pid) for pid in _group_members(self.proc.pid)}
         self.ready = True
 
     def _bound_processes(self) -> bool:
@@ -350,6 +363,8 @@ class WorkerProcess:
                 if time.monotonic() >= deadline or not self._send_reply(reply, deadline):
                     self._too_slow(seconds)
             elif kind is None and msg.get("id") == 1:
+                if denials_end_the_run:
+                    self._left_behind()
                 if "error" in msg:
                     error = msg["error"]
                     try:
@@ -361,6 +376,16 @@ class WorkerProcess:
                 return msg.get("result")
             else:
                 raise self._crashed("the sandbox worker sent an unexpected message")
+
+    def _left_behind(self) -> None:
+        """Plain CPython: the guest is the worker process, so its own sweep of the run's
+        processes (``processes.end_descendants``) is guest-writable state, and a thread is no
+        process at all. The host checks: a process of the worker's group (seccomp keeps every
+        one in it) that was not there when the worker said ready, or a thread more than it had
+        then, outlived the run, and the worker ends with it (the next run starts a fresh one)."""
+        members = _group_members(self.proc.pid)
+        if any(pid not in self._started or _threads(pid) > self._started[pid] for pid in members):
+            self.kill()
 
     def _send_reply(self, reply: dict[str, Any], deadline: float) -> bool:
         """Answer a tool call; a result too large to cross is the guest's ``SandboxValueError``

@@ -144,6 +144,36 @@ def test_a_line_that_would_decode_to_too_much_is_refused_before_it_is_decoded(pa
         assert tagged_pids(s.workspace.path) == []
 
 
+# ints whose hashes are all 0 (multiples of 2**61 - 1): the hashes of ints, floats, Decimals and
+# tuples are not randomised, so one line of 60k such keys (2 MiB, within every size bound) made
+# the host spend over a minute building the set or dict, past the run's deadline (20k: 7 s)
+COLLIDING = ("json.dumps([{'$': 'int', 'v': hex(i * (2**61 - 1))} for i in range(1, 60_000)])")
+HASH_BOMBS = [
+    pytest.param("b'{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"value\":{\"$\":\"set\",\"v\":' + "
+                 + COLLIDING + ".encode() + b'},\"bindings\":{}}}\\n'", id="set"),
+    pytest.param("b'{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"value\":null,\"bindings\":{\"d\":"
+                 "{\"$\":\"dict\",\"v\":' + json.dumps([[{'$': 'int', 'v': hex(i * (2**61 - 1))}, 0] "
+                 "for i in range(1, 60_000)]).encode() + b'}}}}\\n'", id="dict"),
+]
+
+
+@pytest.mark.parametrize("payload", HASH_BOMBS)
+def test_a_value_whose_keys_share_one_hash_is_refused_before_it_is_built(payload):
+    from safe_eval.errors import SandboxValueError
+
+    with ScriptedBackend("import json\n" + _answer(payload)) as backend, backend.session() as s:
+        started = time.monotonic()
+        outcome = within(20, lambda: s.run("1", limits={"time": 10}))
+        assert isinstance(outcome, SandboxValueError), outcome
+        assert time.monotonic() - started < 10
+        assert tagged_pids(s.workspace.path) == []
+
+
+def test_a_large_set_and_dict_of_ints_still_cross():
+    value = safe_eval.safe_eval("[set(range(60_000)), {i * 7: i for i in range(60_000)}]", sandbox="subprocess")
+    assert value[0] == set(range(60_000)) and len(value[1]) == 60_000
+
+
 def test_a_large_value_within_the_bounds_still_crosses():
     value = safe_eval.safe_eval("['x' * 100] * 20_000 + list(range(50_000))", sandbox="subprocess")
     assert len(value) == 70_000 and value[0] == "x" * 100 and value[-1] == 49_999

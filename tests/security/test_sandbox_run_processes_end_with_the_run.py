@@ -66,3 +66,29 @@ def test_the_number_of_processes_is_bounded(bwrap):
         assert err == errno.EAGAIN
         assert forked < MAX_PROCESSES
         assert s.run("1 + 1").value == 2  # the worker itself goes on
+
+
+# -- enforced in the guest's own process -------------------------------------------------------
+# In cpython mode the guest is the worker process: what ends a run's processes
+# (``processes.end_descendants``, called from ``Worker.serve``) is module state the guest can
+# reach (``os.sys.modules``) and replace, and a thread is not a process at all. Only the host,
+# which the guest cannot reach, can check that nothing of a run is left once it answered (its
+# process group: seccomp keeps every process in it; ``/proc/<pid>/task`` for threads).
+
+def test_a_forked_process_ends_with_the_run_even_if_the_guest_disables_the_workers_sweep(bwrap):
+    # the static check is a lint here: it refuses the attribute write on a module it can see, not
+    # on a name bound to one
+    code = ("import os, time\nsweep = os.sys.modules['safe_eval.sandbox.processes']\n"
+            "sweep.end_descendants = lambda: None\n"
+            "pid = os.fork()\nif pid == 0:\n    while True:\n        time.sleep(1)\npid")
+    with bwrap.session() as s:
+        pid = s.run(code).value
+        assert s.run(ALIVE, {"pids": [pid]}).value == []
+
+
+def test_a_guest_thread_ends_with_the_run():
+    code = ("import threading, time\ndef spin():\n    while True:\n        time.sleep(0.01)\n"
+            "threading.Thread(target=spin, daemon=True).start()\n'started'")
+    with make_backend("bwrap+cpython", cpython_imports={"threading", "time"}) as backend, backend.session() as s:
+        assert s.run(code).value == "started"
+        assert s.run("import threading\nthreading.active_count()").value == 1
