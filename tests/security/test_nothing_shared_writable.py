@@ -260,7 +260,10 @@ WRITES_TO_A_HOST_EXCEPTION = {
 }
 
 
-@pytest.mark.parametrize("code", WRITES_TO_A_HOST_EXCEPTION.values(), ids=WRITES_TO_A_HOST_EXCEPTION.keys())
+@pytest.mark.parametrize("code", [
+    pytest.param(code, id=name, marks=pytest.mark.skipif(
+        "add_note" in code and sys.version_info < (3, 11), reason="BaseException.add_note is 3.11+"))
+    for name, code in WRITES_TO_A_HOST_EXCEPTION.items()])
 def test_a_host_exception_the_guest_wrote_into_is_pristine_for_the_host_and_the_next_run(code: str) -> None:
     not_found = LookupError("no such user", ["alice"], _Row())
     args = not_found.args
