@@ -39,10 +39,12 @@ from safe_eval.limits.iteration import TickingIterator
 __all__ = ["keyed_pairs", "keyed_source"]
 
 _MODULUS = sys.hash_info.modulus
-# at most this many items go to C unchecked: n**2 / 2 comparisons of them is noise (256
-# colliding ints: 0.4 ms, 1-tuples: 0.6 ms, measured on 3.11; 1024: 9 ms and 22 ms). Small
-# builds are the common case: set() of 50 ints in a guest loop 6.8 us -> 2.3 us with this bound
-_TINY = 256
+# at most this many items go to C unchecked: n**2 / 2 comparisons of them is noise. The worst
+# comparison is of distinct but equal long strings inside tuples made to share one hash (the
+# tuple hash is invertible): 32 items of 1 MB each cost about 20 ms in one call, 256 items
+# 1.3 s (measured on 3.11), so the bound stays small; sources of text or small ints pass the
+# proof below at any size
+_TINY = 32
 
 _HASHED_ALREADY: frozenset[type] = frozenset({set, frozenset, dict, type({}.keys()), bytes, bytearray})
 _KEYED_HASH: frozenset[type] = frozenset(
