@@ -73,7 +73,9 @@ def test_per_job_limits_hold_on_ray(executor):
     assert type(limited) is OpLimit and free.value == 499500
 
 
-def test_a_tool_the_cluster_cannot_import_fails_only_its_job(executor):
+# alone, and in the middle of a batch large enough that Ray carries jobs in chunks
+@pytest.mark.parametrize("others", [1, 40])
+def test_a_tool_the_cluster_cannot_import_fails_only_its_job(executor, others):
     import types
 
     module = types.ModuleType("not_on_the_cluster")
@@ -82,12 +84,16 @@ def test_a_tool_the_cluster_cannot_import_fails_only_its_job(executor):
     import sys
 
     sys.modules["not_on_the_cluster"] = module
+    bad = others // 2
+    jobs: list = [f"{i} * 2" for i in range(others)]
+    jobs.insert(bad, Job("tool()", tools={"tool": module.tool}))
     try:
-        failed, ok = evaluate([Job("tool()", tools={"tool": module.tool}), "2"], executor=executor)
+        outcomes = evaluate(jobs, executor=executor)
     finally:
         del sys.modules["not_on_the_cluster"]
+    failed = outcomes[bad]
     assert type(failed) is SandboxError and str(failed).startswith("Ray could not run this job: ")
-    assert ok.value == 2
+    assert [out.value for i, out in enumerate(outcomes) if i != bad] == [i * 2 for i in range(others)]
 
 
 def test_an_executor_joins_the_running_ray_and_leaves_it_running(cluster):
