@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from safe_eval import safe_callable, safe_eval, safe_exec
-from safe_eval.errors import PolicyViolation, TimeLimit
+from safe_eval import Evaluator, safe_callable, safe_eval, safe_exec
+from safe_eval.errors import OpLimit, PolicyViolation, TimeLimit
 from safe_eval.policy import parse_policy
 
 # What guest code sees of a host value: the name of its type (a raw host object answers
@@ -371,6 +371,158 @@ def test_a_guest_object_a_tool_kept_and_writes_into_later_enters_too() -> None:
         _KEPT.clear()
     assert got[0] == "Refused"
     assert got[1] != 42
+
+
+def _keep_from(items: Any) -> None:
+    _KEPT.extend(items)  # a plain container's copy, holding the guest's objects as they are
+
+
+def _make_kept(cls: Any) -> Any:
+    made = cls()
+    _KEPT.append(made)  # a tool that builds a guest object and keeps it
+    return made
+
+
+def _write_nested() -> None:
+    for obj in _KEPT:
+        obj.box["k"].append(eval)
+
+
+def _write_dunder() -> None:
+    for cls in _KEPT:
+        cls.__call__ = eval  # ``o(...)`` of an instance would run the host's eval
+
+
+def _write_function_attribute() -> None:
+    for fn in _KEPT:
+        fn.cb = eval
+
+
+def _write_kept_slot() -> None:
+    for obj in _KEPT:
+        obj.box = [eval]
+
+
+# What a tool kept (from an earlier call) and writes into in a later call, read by the guest
+# after that call: through its own object, a nested container, a class dunder, a function's
+# attribute, a slot; kept from a plain container's copy, or built and returned by the tool.
+_KEPT_CASES = {
+    "attribute": ("o = O()\nkeep(o)\nwrite_kept()", "vars(o)['result']"),
+    "nested_container": ("o = O()\no.box = {'k': []}\ninner = o.box['k']\nkeep(o)\nwrite_nested()",
+                         "inner[0]"),
+    "class_dunder": ("keep(O)\nwrite_dunder()", "O.__call__"),
+    "function_attribute": ("def f():\n    pass\nkeep(f)\nwrite_function_attribute()", "f.cb"),
+    "slot": ("class S:\n    __slots__ = ('box',)\no = S()\nkeep(o)\nwrite_kept_slot()", "o.box[0]"),
+    "item_of_a_plain_list": ("o = O()\nkeep_from([o])\nwrite_kept()", "o.result"),
+    "built_and_returned": ("o = make_kept(O)\nwrite_kept()", "o.result"),
+}
+_KEPT_ENV = {"keep": _keep, "write_kept": _write_kept, "keep_from": _keep_from, "make_kept": _make_kept,
+             "write_nested": _write_nested, "write_dunder": _write_dunder,
+             "write_function_attribute": _write_function_attribute, "write_kept_slot": _write_kept_slot}
+_KEPT_POLICY = parse_policy("\n".join(f"allow {n}(*)" for n in _KEPT_ENV))
+
+
+def _kept_outcome(run: Any) -> Any:
+    _KEPT.clear()
+    try:
+        return run()
+    except PolicyViolation as refused:  # calling a refused value ends the run
+        assert refused.diagnostics[0].code == "E401"
+        return ("Refused", "refused")
+    finally:
+        _KEPT.clear()
+
+
+@pytest.mark.parametrize(("setup", "read"), _KEPT_CASES.values(), ids=_KEPT_CASES.keys())
+def test_what_a_tool_writes_later_into_a_guest_object_it_kept_enters_before_the_guest_reads_it(
+        setup: str, read: str) -> None:
+    code = _TRY + "class O:\n    pass\n" + setup + "\nv = " + read + "\n(kind(v), attempt(v))"
+    got = _kept_outcome(lambda: safe_eval(code, dict(_KEPT_ENV), policy=_KEPT_POLICY))
+    assert got[0] == "Refused"
+    assert got[1] != 42
+
+
+@pytest.mark.parametrize(("setup", "read"), [_KEPT_CASES[k] for k in ("attribute", "nested_container",
+                                                                    "class_dunder", "function_attribute")],
+                         ids=["attribute", "nested_container", "class_dunder", "function_attribute"])
+def test_a_write_by_a_tool_of_a_later_run_on_the_same_env_into_what_an_earlier_run_handed_enters_too(
+        setup: str, read: str) -> None:
+    # run 1 hands the object to ``keep``; run 2, on the same env, calls the writer and reads
+    keep_part, _, write = setup.rpartition("\n")
+    evaluator = Evaluator(policy=_KEPT_POLICY)
+    env: dict[str, Any] = dict(_KEPT_ENV)
+
+    def both() -> Any:
+        evaluator.exec(_TRY + "class O:\n    pass\n" + keep_part, env)
+        assert _KEPT
+        return evaluator.eval(write + "\nv = " + read + "\n(kind(v), attempt(v))", env)
+
+    got = _kept_outcome(both)
+    assert got[0] == "Refused"
+    assert got[1] != 42
+
+
+def test_a_tool_writing_into_a_kept_object_while_a_guest_callback_runs_is_entered_first() -> None:
+    # the callback of a later tool call reads the kept object: the writer's call re-walks it
+    def write_then_call(callback: Any) -> Any:
+        _write_kept()
+        return callback()
+
+    # (the callback keeps what it read: what it returns goes back through the tool's result)
+    code = (_TRY + "class O:\n    pass\no = O()\nkeep(o)\nseen = []\ndef cb():\n"
+            "    seen.append(vars(o)['result'])\nwrite_then_call(cb)\nv = seen[0]\n(kind(v), attempt(v))")
+    env = {**_KEPT_ENV, "write_then_call": write_then_call}
+    policy = parse_policy("\n".join(f"allow {n}(*)" for n in env))
+    got = _kept_outcome(lambda: safe_eval(code, env, policy=policy))
+    assert got[0] == "Refused"
+    assert got[1] != 42
+
+
+def test_the_host_calling_a_guest_function_after_a_tool_wrote_into_a_kept_object_sees_it_entered() -> None:
+    # outside any run: a host call of a function the run defined walks what its tools kept
+    env: dict[str, Any] = dict(_KEPT_ENV)
+
+    def run() -> Any:
+        safe_exec(_TRY + "class O:\n    pass\no = O()\nkeep(o)\ndef read():\n    v = vars(o)['result']\n"
+                  "    return (kind(v), attempt(v))", env, policy=_KEPT_POLICY)
+        _write_kept()  # the host's tool, called by the host application itself now
+        return env["read"]()
+
+    got = _kept_outcome(run)
+    assert got[0] == "Refused"
+    assert got[1] != 42
+
+
+def _noop(*args: Any) -> None:
+    return None
+
+
+_BIG_GRAPH = ("class O:\n    pass\nroot = O()\nroot.items = []\nfor i in range(1000):\n    c = O()\n"
+              "    c.v = [i]\n    root.items.append(c)\nkeep(root)\n")
+
+
+def test_many_tool_calls_after_handing_a_big_graph_are_charged_to_the_run() -> None:
+    # every tool call re-walks the kept graph (1000 objects, twice): its visits are operations
+    # of the run, so a long loop of tool calls meets the ops limit, a typed error, not a hang
+    env = {**_KEPT_ENV, "noop": _noop}
+    policy = parse_policy("\n".join(f"allow {n}(*)" for n in env) + "\nlimits ops 150_000, time 60s")
+    _KEPT.clear()
+    try:
+        assert safe_eval(_BIG_GRAPH + "for _ in range(10):\n    noop(1)\n'done'", env, policy=policy) == "done"
+        with pytest.raises(OpLimit):
+            safe_eval(_BIG_GRAPH + "for _ in range(200):\n    noop(1)\n'done'", env, policy=policy)
+    finally:
+        _KEPT.clear()
+
+
+def test_what_a_tool_kept_is_held_weakly_once_the_guest_dropped_it() -> None:
+    # a loop handing a fresh object to each call: the objects the guest dropped are not walked
+    # again (the cost stays per call, not growing with the number of calls)
+    env = {**_KEPT_ENV, "noop": _noop}
+    policy = parse_policy("\n".join(f"allow {n}(*)" for n in env) + "\nlimits ops 2_000_000")
+    code = ("class O:\n    pass\nfor i in range(3000):\n    o = O()\n    o.items = [[i] for _ in range(20)]\n"
+            "    noop(o)\n'done'")
+    assert safe_eval(code, env, policy=policy) == "done"
 
 
 # -- guest objects a tool returns, raises, calls back with, or writes dunders on (rt-door2) ------
