@@ -525,6 +525,49 @@ def test_what_a_tool_kept_is_held_weakly_once_the_guest_dropped_it() -> None:
     assert safe_eval(code, env, policy=policy) == "done"
 
 
+# A thread a tool starts writes at any time, also while guest code runs, with no tool call to
+# bracket: no in-process walk closes that. The exit check refuses a raw host value read as an
+# attribute, but a container a guest object holds passes unchecked, and C code (``sorted``,
+# ``list(...)``) reads its items with no hook a read barrier could use. The process sandbox
+# closes it: there the tools run in the host process and get decoded copies, and a guest object
+# never reaches them at all.
+def _start_writer(obj: Any) -> None:
+    import threading
+
+    def later() -> None:
+        time.sleep(0.05)
+        (obj if isinstance(obj, list) else obj.items).append(eval)
+
+    threading.Thread(target=later, daemon=True).start()
+
+
+_WRITER_POLICY = parse_policy("allow start_writer(*)\nlimits time 20s")
+_THREAD_WRITES_INTO_AN_OBJECT = ("class O:\n    pass\no = O()\no.items = []\nstart_writer(o)\nn = 0\n"
+                                 "while not o.items and n < 2_000_000:\n    n += 1\n"
+                                 "v = o.items[0] if o.items else None\ntype(v).__name__")
+_THREAD_WRITES_INTO_A_LIST = ("items = []\nstart_writer(items)\nn = 0\nwhile not items and n < 200_000:\n"
+                              "    n += 1\nlen(items)")
+
+
+@pytest.mark.xfail(strict=True, reason="open in process: a thread a tool starts writes into a guest "
+                   "object while guest code runs (no bracket; the process sandbox closes it)")
+def test_a_thread_a_tool_starts_cannot_write_a_host_object_into_a_guest_object_in_process() -> None:
+    got = safe_eval(_THREAD_WRITES_INTO_AN_OBJECT, {"start_writer": _start_writer}, policy=_WRITER_POLICY)
+    assert got == "NoneType"
+
+
+def test_under_the_process_sandbox_no_tool_thread_can_write_into_what_the_guest_holds() -> None:
+    from safe_eval.errors import SandboxValueError
+
+    # a guest object never reaches a tool there: the call is refused with a typed error
+    with pytest.raises(SandboxValueError):
+        safe_eval(_THREAD_WRITES_INTO_AN_OBJECT, {"start_writer": _start_writer}, policy=_WRITER_POLICY,
+                  sandbox="subprocess")
+    # plain data reaches it as a decoded copy: what its thread appends never reaches the guest
+    assert safe_eval(_THREAD_WRITES_INTO_A_LIST, {"start_writer": _start_writer}, policy=_WRITER_POLICY,
+                     sandbox="subprocess") == 0
+
+
 # -- guest objects a tool returns, raises, calls back with, or writes dunders on (rt-door2) ------
 # The bracket of a tool call (handed.py) re-checked the objects the tool was handed, after it
 # returned. Guest objects also reach the guest from a tool in other ways: the value it returns,
