@@ -493,6 +493,22 @@ def test_the_host_calling_a_guest_function_after_a_tool_wrote_into_a_kept_object
     assert got[1] != 42
 
 
+def test_what_a_tool_kept_and_wrote_into_between_two_runs_on_the_same_env_enters_as_the_next_starts() -> None:
+    # no tool call in the second run: its start walks what tools of earlier runs kept
+    evaluator = Evaluator(policy=_KEPT_POLICY)
+    env: dict[str, Any] = dict(_KEPT_ENV)
+
+    def run() -> Any:
+        evaluator.exec(_TRY + "class O:\n    pass\no = O()\no.inbox = []\nkeep(o)", env)
+        for obj in _KEPT:
+            obj.inbox.append(eval)  # the tool's host code, outside any call
+        return evaluator.eval("v = o.inbox[0]\n(kind(v), attempt(v))", env)
+
+    got = _kept_outcome(run)
+    assert got[0] == "Refused"
+    assert got[1] != 42
+
+
 def _noop(*args: Any) -> None:
     return None
 
