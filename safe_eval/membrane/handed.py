@@ -39,11 +39,13 @@ objects reaching the guest otherwise while the tool runs or as it returns: ``ent
 ``before_guest_runs`` (guest code the tool calls back before it returns: its roots and the
 callback's arguments, on the run's CPU time). The host application calling a guest function
 outside any run (``from_the_host``) walks the arguments and what tools of that function's
-namespace kept.
+namespace kept, and so does the start of every run on an ``env`` (``Evaluator._run``: host code
+may have written into a kept object between two runs).
 Not reached: a thread a tool starts that writes while guest code runs (no bracket is around
-it: that is what the process sandbox is for, where a tool only ever gets decoded copies), and a
-guest object a tool kept under one namespace written into while a run on another namespace
-reads it (it entered that run through ``enter_value``, walked then).
+it, and no read barrier is cheap: C code reads container items with no hook; that is what the
+process sandbox is for, where a guest object never reaches a tool and plain data reaches it as
+a decoded copy), and a guest object a tool kept under one namespace written into while a run on
+another namespace reads it (it entered that run through ``enter_value``, walked then).
 """
 
 from __future__ import annotations
@@ -118,15 +120,14 @@ class Kept:
     def roots(self) -> list[Any]:
         """The kept objects still alive (dead references are dropped)."""
         out = []
-        dead = []
-        for key, ref in self.refs.items():
+        refs = self.refs
+        for key, ref in list(refs.items()):  # (a copy: another thread's run may add meanwhile)
             obj = _alive(ref)
             if obj is None:
-                dead.append(key)
+                if refs.get(key) is ref:
+                    del refs[key]
             else:
                 out.append(obj)
-        for key in dead:
-            del self.refs[key]
         return out
 
 
