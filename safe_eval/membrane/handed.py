@@ -334,8 +334,8 @@ def from_the_host(args: tuple[Any, ...], kwargs: dict[str, Any] | None, keep: An
     written into since the run returned them (``o = ns['O'](); o.x = host_obj; ns['f'](o)``),
     or a tool of the function's namespace (``keep``) wrote into an object it kept: what they
     hold enters first, in place."""
-    roots = _roots_of(args, kwargs)
-    if keep is not None:
+    roots = _roots_of(args, kwargs) if args or kwargs else []
+    if keep is not None and len(_KEPT):  # (every evaluation passes here: no tool kept anything yet)
         try:
             registry = _KEPT.get(keep)
         except TypeError:  # not weakly referenceable: no registry was made for it
