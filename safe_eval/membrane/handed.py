@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import collections
 import contextvars
+import sys
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -123,12 +124,21 @@ class Kept:
         refs = self.refs
         for key, ref in list(refs.items()):  # (a copy: another thread's run may add meanwhile)
             obj = _alive(ref)
+            if obj is not None and type(ref) is _Strong and _getrefcount(obj) <= _ONLY_OURS:
+                obj = None  # held strongly by this registry alone: no guest or tool can reach it
             if obj is None:
                 if refs.get(key) is ref:
                     del refs[key]
             else:
                 out.append(obj)
         return out
+
+
+# ``_Strong.obj``, the loop's ``obj`` in ``Kept.roots`` and ``getrefcount``'s own argument. An
+# object that matters holds two more (the tool that writes into it, and whatever the guest
+# reads it through): a margin of two if an interpreter counts a reference less
+_ONLY_OURS = 3
+_getrefcount = sys.getrefcount
 
 
 class _Strong:

@@ -531,12 +531,15 @@ def test_many_tool_calls_after_handing_a_big_graph_are_charged_to_the_run() -> N
         _KEPT.clear()
 
 
-def test_what_a_tool_kept_is_held_weakly_once_the_guest_dropped_it() -> None:
+@pytest.mark.parametrize("cls", ["class O:\n    pass\n",
+                                 "class O:\n    __slots__ = ('items',)\n"], ids=["weakly", "slotted"])
+def test_what_a_tool_kept_is_not_walked_again_once_the_guest_dropped_it(cls: str) -> None:
     # a loop handing a fresh object to each call: the objects the guest dropped are not walked
-    # again (the cost stays per call, not growing with the number of calls)
+    # again (the cost stays per call, not growing with the number of calls); an object that
+    # takes no weak reference is dropped once the registry is all that holds it
     env = {**_KEPT_ENV, "noop": _noop}
     policy = parse_policy("\n".join(f"allow {n}(*)" for n in env) + "\nlimits ops 2_000_000")
-    code = ("class O:\n    pass\nfor i in range(3000):\n    o = O()\n    o.items = [[i] for _ in range(20)]\n"
+    code = (cls + "for i in range(3000):\n    o = O()\n    o.items = [[i] for _ in range(20)]\n"
             "    noop(o)\n'done'")
     assert safe_eval(code, env, policy=policy) == "done"
 
