@@ -152,25 +152,18 @@ def _alive(ref: Any) -> Any:
     return ref.obj if type(ref) is _Strong else ref()
 
 
-# one per guest namespace (``RunContext.keep``, ``Origin.keep``), held as long as it lives; a
-# context without one (a curated module's own run) keeps them on its outermost context
+# one per guest namespace (``RunContext.keep``, ``Origin.keep``), held as long as it lives
 _KEPT: weakref.WeakKeyDictionary[Any, Kept] = weakref.WeakKeyDictionary()
-_KEPT_KEY = "safe_eval_kept_by_tools"
 
 
-def _kept_of(keep: Any, ctx: Any) -> Kept:
-    if keep is not None:
-        try:
-            found = _KEPT.get(keep)
-            if found is None:
-                found = _KEPT[keep] = Kept()
-            return found
-        except TypeError:  # not weakly referenceable: kept with the run
-            pass
-    extra = ctx.root.extra if ctx is not None else {}
-    found = extra.get(_KEPT_KEY)
+def _kept_of(keep: Any) -> Kept:
+    """The registry of a namespace. A context without one (a curated module's own set-up run)
+    gets a fresh one: nothing it hands a tool outlives the call's own bracket."""
+    if keep is None:
+        return Kept()
+    found = _KEPT.get(keep)
     if found is None:
-        found = extra[_KEPT_KEY] = Kept()
+        found = _KEPT.setdefault(keep, Kept())
     return found
 
 
@@ -182,11 +175,11 @@ def _kept_now() -> tuple[Kept, ...]:
     ctx = current_context()
     if ctx is None:
         return ()
-    mine = _kept_of(ctx.keep, ctx)
+    mine = _kept_of(ctx.keep)
     root = ctx.root
     if root is ctx or root.keep is ctx.keep:
         return (mine,)
-    return (mine, _kept_of(root.keep, root))
+    return (mine, _kept_of(root.keep))
 
 
 # the tool calls running on this thread/task, innermost last: guest code called back while a
