@@ -83,6 +83,7 @@ _SLOT_NAMES = DEFINABLE_DUNDERS | frozenset(FORBIDDEN_DUNDERS)
 _CLASS_MACHINERY = frozenset({type(type.__dict__["__dict__"]), _MEMBER, staticmethod, classmethod, property})
 _SCALARS_ONLY = frozenset(PLAIN_SCALARS).issuperset  # over ``map(type, items)``: C speed
 _FUNCTION: list[type] = []  # the interpreter's function type, looked up once
+_OBJECT_GETATTR = object.__getattribute__
 
 
 class Held:
@@ -407,6 +408,9 @@ def _traverse(roots: list[Any], visit: Callable[[Any], Any], *, clean: bool) -> 
     # class's walk is queued once, and these facts are looked up once per walk
     classes: dict[type, tuple[bool, tuple[Any, ...]]] = {}
     walkable: dict[type, bool] = {}  # by the type of a value (a class: by the value itself)
+    # guest classes whose instances hold nothing but their ``__dict__`` (no slots, not a
+    # container or exception): one whose values are all plain scalars is done at C speed
+    dict_only: dict[type, bool] = {}
     todo = list(roots)
     visits = 0
     while todo:
@@ -420,7 +424,19 @@ def _traverse(roots: list[Any], visit: Callable[[Any], Any], *, clean: bool) -> 
 
             raise refusal("a tool was handed more guest data than safe-eval re-checks after the call",
                           "hand tools plain data, or fewer objects")
-        for value in _walk(obj, visit, classes, clean):
+        tp = type(obj)
+        if dict_only.get(tp):
+            try:
+                d = _OBJECT_GETATTR(obj, "__dict__")
+            except AttributeError:
+                d = None
+            if type(d) is dict and _SCALARS_ONLY(map(type, d.values())):
+                continue
+        out = _walk(obj, visit, classes, clean)
+        if tp not in dict_only:
+            facts = classes.get(tp)
+            dict_only[tp] = facts is not None and facts[0] and not facts[1] and not isinstance(obj, _FILLABLE)
+        for value in out:
             tp = type(value)
             if tp in PLAIN_SCALARS:
                 continue
