@@ -20,16 +20,17 @@ them), so a tool writing into an object it kept from an earlier call, or from an
 the same ``env``, is re-checked by the bracket of whatever tool call it writes in. Kept too: the
 guest objects a tool returned, raised or called guest code back with (it may hold them), and
 the guest objects among the items of plain containers it was handed. ``Kept`` holds them weakly
-where they can be (guest objects of classes without ``__weakref__``: strongly, as long as the
-namespace lives).
+where they can be (guest objects of classes without ``__weakref__``: strongly, until the
+registry is all that holds one).
 
 Reached: instance attributes (``__dict__`` and ``__slots__``), a guest function's attributes,
 the public attributes of their guest classes and the dunders a class may define
 (``type(obj).__call__ = host_fn``; its other ``_`` entries are what its metaclass keeps: enum,
 abc), an exception's ``args`` and chain, the items of the containers these hold, recursively.
 Cost: each bracket walks what its roots reach (kept objects included) twice; every value
-visited is charged to the run as one operation (``Budget.charge``: a program handing a large
-graph to a tool and then calling tools many times meets its ops limit, an ``OpLimit``), and a
+visited is charged to the run as one operation (taken from its fuel: a program handing a large
+graph to a tool and then calling tools many times meets its ops limit at its next tick, an
+``OpLimit``), and a
 single walk past ``_MAX_VISITS`` values ends the run (``PolicyViolation``) rather than leave part
 unchecked. Plain containers of scalars are passed over at C speed, never descended into.
 
@@ -267,12 +268,14 @@ def _is_guest(tp: type) -> bool:
 
 
 def _charge(visits: int) -> None:
-    """The bracket's walk is the run's work: one operation per value visited."""
+    """The bracket's walk is the run's work: one operation per value visited. Taken from the
+    fuel without a check: the run's next tick past it ends the run (``OpLimit``), never the
+    bracket itself, which may run while a tool's own exception propagates."""
     from safe_eval.context import current_context
 
     ctx = current_context()
     if ctx is not None:
-        ctx.budget.charge(visits)
+        ctx.budget.fuel -= visits
 
 
 def reenter(before: Held | None, *extra: Any) -> None:
