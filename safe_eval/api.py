@@ -39,6 +39,7 @@ from safe_eval.interpreter.session import run_guarded
 from safe_eval.limits.budget import Budget
 from safe_eval.limits.model import Limits
 from safe_eval.membrane.crossing import done_entering, enter_tool, entering
+from safe_eval.membrane.handed import from_the_host
 from safe_eval.membrane.instancedict import plain_result
 from safe_eval.membrane.proxies import static_facts
 from safe_eval.pipeline.cache import BoundedCache
@@ -168,6 +169,8 @@ class Evaluator:
         try:
             ns.sync_in(membrane.enter_value, policy)
             ns.sync_tools(tool_map, enter_tool, policy)
+            # what a tool of an earlier run on this env kept and wrote into since (handed.py)
+            from_the_host((), None, ns)
         finally:
             done_entering(token)
         g = ns.g

@@ -262,7 +262,7 @@ class Function:
         from safe_eval.interpreter.session import call_as_origin
 
         if ctx is None:  # the host application, outside any run (handed.from_the_host)
-            from_the_host(args, kwargs)
+            from_the_host(args, kwargs, origin.keep if origin is not None else None)
         return call_as_origin(origin, lambda: self(*args, **kwargs))
 
     def invoke(self, b: Any, args: Any, kwargs: dict[str, Any] | None = None) -> Any:

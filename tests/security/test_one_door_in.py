@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from safe_eval import safe_callable, safe_eval, safe_exec
-from safe_eval.errors import PolicyViolation, TimeLimit
+from safe_eval import Evaluator, safe_callable, safe_eval, safe_exec
+from safe_eval.errors import OpLimit, PolicyViolation, TimeLimit
 from safe_eval.policy import parse_policy
 
 # What guest code sees of a host value: the name of its type (a raw host object answers
@@ -358,8 +358,6 @@ def _write_kept() -> None:
         obj.result = eval
 
 
-@pytest.mark.xfail(strict=True, reason="open: a tool writing into a guest object it kept from an earlier "
-                   "call is not re-checked (handed.py re-enters the objects of the call that hands them)")
 def test_a_guest_object_a_tool_kept_and_writes_into_later_enters_too() -> None:
     _KEPT.clear()
     code = _TRY + "class O:\n    pass\no = O()\nkeep(o)\nwrite_kept()\nv = vars(o)['result']\n(kind(v), attempt(v))"
@@ -373,6 +371,220 @@ def test_a_guest_object_a_tool_kept_and_writes_into_later_enters_too() -> None:
         _KEPT.clear()
     assert got[0] == "Refused"
     assert got[1] != 42
+
+
+def _keep_from(items: Any) -> None:
+    _KEPT.extend(items)  # a plain container's copy, holding the guest's objects as they are
+
+
+def _make_kept(cls: Any) -> Any:
+    made = cls()
+    _KEPT.append(made)  # a tool that builds a guest object and keeps it
+    return made
+
+
+def _write_nested() -> None:
+    for obj in _KEPT:
+        obj.box["k"].append(eval)
+
+
+def _write_dunder() -> None:
+    for cls in _KEPT:
+        cls.__call__ = eval  # ``o(...)`` of an instance would run the host's eval
+
+
+def _write_function_attribute() -> None:
+    for fn in _KEPT:
+        fn.cb = eval
+
+
+def _write_kept_slot() -> None:
+    for obj in _KEPT:
+        obj.box = [eval]
+
+
+# What a tool kept (from an earlier call) and writes into in a later call, read by the guest
+# after that call: through its own object, a nested container, a class dunder, a function's
+# attribute, a slot; kept from a plain container's copy, or built and returned by the tool.
+_KEPT_CASES = {
+    "attribute": ("o = O()\nkeep(o)\nwrite_kept()", "vars(o)['result']"),
+    "nested_container": ("o = O()\no.box = {'k': []}\ninner = o.box['k']\nkeep(o)\nwrite_nested()",
+                         "inner[0]"),
+    "class_dunder": ("keep(O)\nwrite_dunder()", "O.__call__"),
+    "function_attribute": ("def f():\n    pass\nkeep(f)\nwrite_function_attribute()", "f.cb"),
+    "slot": ("class S:\n    __slots__ = ('box',)\no = S()\nkeep(o)\nwrite_kept_slot()", "o.box[0]"),
+    "item_of_a_plain_list": ("o = O()\nkeep_from([o])\nwrite_kept()", "o.result"),
+    "built_and_returned": ("o = make_kept(O)\nwrite_kept()", "o.result"),
+}
+_KEPT_ENV = {"keep": _keep, "write_kept": _write_kept, "keep_from": _keep_from, "make_kept": _make_kept,
+             "write_nested": _write_nested, "write_dunder": _write_dunder,
+             "write_function_attribute": _write_function_attribute, "write_kept_slot": _write_kept_slot}
+_KEPT_POLICY = parse_policy("\n".join(f"allow {n}(*)" for n in _KEPT_ENV))
+
+
+def _kept_outcome(run: Any) -> Any:
+    _KEPT.clear()
+    try:
+        return run()
+    except PolicyViolation as refused:  # calling a refused value ends the run
+        assert refused.diagnostics[0].code == "E401"
+        return ("Refused", "refused")
+    finally:
+        _KEPT.clear()
+
+
+@pytest.mark.parametrize(("setup", "read"), _KEPT_CASES.values(), ids=_KEPT_CASES.keys())
+def test_what_a_tool_writes_later_into_a_guest_object_it_kept_enters_before_the_guest_reads_it(
+        setup: str, read: str) -> None:
+    code = _TRY + "class O:\n    pass\n" + setup + "\nv = " + read + "\n(kind(v), attempt(v))"
+    got = _kept_outcome(lambda: safe_eval(code, dict(_KEPT_ENV), policy=_KEPT_POLICY))
+    assert got[0] == "Refused"
+    assert got[1] != 42
+
+
+@pytest.mark.parametrize(("setup", "read"), [_KEPT_CASES[k] for k in ("attribute", "nested_container",
+                                                                    "class_dunder", "function_attribute")],
+                         ids=["attribute", "nested_container", "class_dunder", "function_attribute"])
+def test_a_write_by_a_tool_of_a_later_run_on_the_same_env_into_what_an_earlier_run_handed_enters_too(
+        setup: str, read: str) -> None:
+    # run 1 hands the object to ``keep``; run 2, on the same env, calls the writer and reads
+    keep_part, _, write = setup.rpartition("\n")
+    evaluator = Evaluator(policy=_KEPT_POLICY)
+    env: dict[str, Any] = dict(_KEPT_ENV)
+
+    def both() -> Any:
+        evaluator.exec(_TRY + "class O:\n    pass\n" + keep_part, env)
+        assert _KEPT
+        return evaluator.eval(write + "\nv = " + read + "\n(kind(v), attempt(v))", env)
+
+    got = _kept_outcome(both)
+    assert got[0] == "Refused"
+    assert got[1] != 42
+
+
+def test_a_tool_writing_into_a_kept_object_while_a_guest_callback_runs_is_entered_first() -> None:
+    # the callback of a later tool call reads the kept object: the writer's call re-walks it
+    def write_then_call(callback: Any) -> Any:
+        _write_kept()
+        return callback()
+
+    # (the callback keeps what it read: what it returns goes back through the tool's result)
+    code = (_TRY + "class O:\n    pass\no = O()\nkeep(o)\nseen = []\ndef cb():\n"
+            "    seen.append(vars(o)['result'])\nwrite_then_call(cb)\nv = seen[0]\n(kind(v), attempt(v))")
+    env = {**_KEPT_ENV, "write_then_call": write_then_call}
+    policy = parse_policy("\n".join(f"allow {n}(*)" for n in env))
+    got = _kept_outcome(lambda: safe_eval(code, env, policy=policy))
+    assert got[0] == "Refused"
+    assert got[1] != 42
+
+
+def test_the_host_calling_a_guest_function_after_a_tool_wrote_into_a_kept_object_sees_it_entered() -> None:
+    # outside any run: a host call of a function the run defined walks what its tools kept
+    env: dict[str, Any] = dict(_KEPT_ENV)
+
+    def run() -> Any:
+        safe_exec(_TRY + "class O:\n    pass\no = O()\nkeep(o)\ndef read():\n    v = vars(o)['result']\n"
+                  "    return (kind(v), attempt(v))", env, policy=_KEPT_POLICY)
+        _write_kept()  # the host's tool, called by the host application itself now
+        return env["read"]()
+
+    got = _kept_outcome(run)
+    assert got[0] == "Refused"
+    assert got[1] != 42
+
+
+def test_what_a_tool_kept_and_wrote_into_between_two_runs_on_the_same_env_enters_as_the_next_starts() -> None:
+    # no tool call in the second run: its start walks what tools of earlier runs kept
+    evaluator = Evaluator(policy=_KEPT_POLICY)
+    env: dict[str, Any] = dict(_KEPT_ENV)
+
+    def run() -> Any:
+        evaluator.exec(_TRY + "class O:\n    pass\no = O()\no.inbox = []\nkeep(o)", env)
+        for obj in _KEPT:
+            obj.inbox.append(eval)  # the tool's host code, outside any call
+        return evaluator.eval("v = o.inbox[0]\n(kind(v), attempt(v))", env)
+
+    got = _kept_outcome(run)
+    assert got[0] == "Refused"
+    assert got[1] != 42
+
+
+def _noop(*args: Any) -> None:
+    return None
+
+
+_BIG_GRAPH = ("class O:\n    pass\nroot = O()\nroot.items = []\nfor i in range(1000):\n    c = O()\n"
+              "    c.v = [i]\n    root.items.append(c)\nkeep(root)\n")
+
+
+def test_many_tool_calls_after_handing_a_big_graph_are_charged_to_the_run() -> None:
+    # every tool call re-walks the kept graph (1000 objects, twice): its visits are operations
+    # of the run, so a long loop of tool calls meets the ops limit, a typed error, not a hang
+    env = {**_KEPT_ENV, "noop": _noop}
+    policy = parse_policy("\n".join(f"allow {n}(*)" for n in env) + "\nlimits ops 150_000, time 60s")
+    _KEPT.clear()
+    try:
+        assert safe_eval(_BIG_GRAPH + "for _ in range(10):\n    noop(1)\n'done'", env, policy=policy) == "done"
+        with pytest.raises(OpLimit):
+            safe_eval(_BIG_GRAPH + "for _ in range(200):\n    noop(1)\n'done'", env, policy=policy)
+    finally:
+        _KEPT.clear()
+
+
+@pytest.mark.parametrize("cls", ["class O:\n    pass\n",
+                                 "class O:\n    __slots__ = ('items',)\n"], ids=["weakly", "slotted"])
+def test_what_a_tool_kept_is_not_walked_again_once_the_guest_dropped_it(cls: str) -> None:
+    # a loop handing a fresh object to each call: the objects the guest dropped are not walked
+    # again (the cost stays per call, not growing with the number of calls); an object that
+    # takes no weak reference is dropped once the registry is all that holds it
+    env = {**_KEPT_ENV, "noop": _noop}
+    policy = parse_policy("\n".join(f"allow {n}(*)" for n in env) + "\nlimits ops 2_000_000")
+    code = (cls + "for i in range(3000):\n    o = O()\n    o.items = [[i] for _ in range(20)]\n"
+            "    noop(o)\n'done'")
+    assert safe_eval(code, env, policy=policy) == "done"
+
+
+# A thread a tool starts writes at any time, also while guest code runs, with no tool call to
+# bracket: no in-process walk closes that. The exit check refuses a raw host value read as an
+# attribute, but a container a guest object holds passes unchecked, and C code (``sorted``,
+# ``list(...)``) reads its items with no hook a read barrier could use. The process sandbox
+# closes it: there the tools run in the host process and get decoded copies, and a guest object
+# never reaches them at all.
+def _start_writer(obj: Any) -> None:
+    import threading
+
+    def later() -> None:
+        time.sleep(0.05)
+        (obj if isinstance(obj, list) else obj.items).append(eval)
+
+    threading.Thread(target=later, daemon=True).start()
+
+
+_WRITER_POLICY = parse_policy("allow start_writer(*)\nlimits time 20s")
+_THREAD_WRITES_INTO_AN_OBJECT = ("class O:\n    pass\no = O()\no.items = []\nstart_writer(o)\nn = 0\n"
+                                 "while not o.items and n < 2_000_000:\n    n += 1\n"
+                                 "v = o.items[0] if o.items else None\ntype(v).__name__")
+_THREAD_WRITES_INTO_A_LIST = ("items = []\nstart_writer(items)\nn = 0\nwhile not items and n < 200_000:\n"
+                              "    n += 1\nlen(items)")
+
+
+@pytest.mark.xfail(strict=True, reason="open in process: a thread a tool starts writes into a guest "
+                   "object while guest code runs (no bracket; the process sandbox closes it)")
+def test_a_thread_a_tool_starts_cannot_write_a_host_object_into_a_guest_object_in_process() -> None:
+    got = safe_eval(_THREAD_WRITES_INTO_AN_OBJECT, {"start_writer": _start_writer}, policy=_WRITER_POLICY)
+    assert got == "NoneType"
+
+
+def test_under_the_process_sandbox_no_tool_thread_can_write_into_what_the_guest_holds() -> None:
+    from safe_eval.errors import SandboxValueError
+
+    # a guest object never reaches a tool there: the call is refused with a typed error
+    with pytest.raises(SandboxValueError):
+        safe_eval(_THREAD_WRITES_INTO_AN_OBJECT, {"start_writer": _start_writer}, policy=_WRITER_POLICY,
+                  sandbox="subprocess")
+    # plain data reaches it as a decoded copy: what its thread appends never reaches the guest
+    assert safe_eval(_THREAD_WRITES_INTO_A_LIST, {"start_writer": _start_writer}, policy=_WRITER_POLICY,
+                     sandbox="subprocess") == 0
 
 
 # -- guest objects a tool returns, raises, calls back with, or writes dunders on (rt-door2) ------
