@@ -134,6 +134,8 @@ def _dec(d: Any, count: _Counter, depth: int) -> Any:
     if d is None or t is bool or t is str or t is int:
         return d
     if t is float:
+        if not math.isfinite(d):  # ``1e999`` reads as inf: an encoder tags every non-finite float
+            raise SandboxValueError("a non-finite float is sent tagged")
         return d
     if t is not dict or set(d) != {"$", "v"}:
         raise SandboxValueError(f"malformed value from the sandbox: {t.__name__}")

@@ -340,7 +340,9 @@ class WorkerProcess:
             if kind == "print":
                 note = msg.get("params")
                 text = note.get("text") if type(note) is dict else None
-                if type(text) is not str:
+                # a worker never sends an empty piece (``GuestOutput.write``): empty pieces
+                # would count nothing against the output limit, and be kept until the deadline
+                if type(text) is not str or not text:
                     raise self._crashed("the sandbox worker sent malformed output")
                 printed += len(text)
                 if printed > output_limit:

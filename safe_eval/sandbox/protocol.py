@@ -78,8 +78,17 @@ _TOOL_EXCEPTIONS = frozenset({
 
 
 def dumps(message: dict[str, Any]) -> bytes:
-    """One message as a newline-terminated line (no NaN literals: floats are tagged)."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode() + b"\n"
+    """One message as a newline-terminated line (no NaN literals: floats are tagged). A str may
+    hold a lone surrogate (``'\\ud800'``, a guest's value or output): it is written as its
+    three UTF-8-style bytes (``surrogatepass``), which ``json.loads`` of bytes reads back as the
+    same str, so every str crosses as it is, as it would be returned in process."""
+    text = json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return text.encode("utf-8", "surrogatepass") + b"\n"
+
+
+def _no_constant(name: str) -> Any:
+    # NaN / Infinity / -Infinity: JSON has no such literals and ``dumps`` never writes them
+    raise ValueError(f"{name} is not JSON")
 
 
 def oversized(line: bytes) -> str | None:
@@ -102,7 +111,9 @@ def parse_message(line: bytes) -> dict[str, Any]:
     if why is not None:
         raise SandboxCrashed(f"the sandbox worker sent {why}")
     try:
-        msg = json.loads(line)
+        # bytes: decoded as UTF-8 with lone surrogates passed (``dumps``), anything else that is
+        # not UTF-8 is a ValueError (UnicodeDecodeError)
+        msg = json.loads(line, parse_constant=_no_constant)
     except (ValueError, RecursionError):
         raise SandboxCrashed("the sandbox worker sent a line that is not JSON") from None
     if type(msg) is not dict or msg.get("jsonrpc") != "2.0":

@@ -270,3 +270,72 @@ def test_a_zygote_gone_wrong_cannot_hang_the_host(short_control_bounds, body, er
         # the zygote was killed, not left holding the lock for the next spawn
         zygote = backend.fake
         assert zygote._proc is None or zygote._proc.poll() is not None
+
+
+# -- what the host decodes from a worker: text, numbers, output ---------------------------------
+# The host's JSON reader is the one place a worker's bytes become host values: it accepts only
+# what the protocol writes (UTF-8, lone surrogates passed through as Python str holds them, no
+# NaN/Infinity literals) and anything else is SandboxCrashed, the worker gone.
+
+def _send(line: bytes) -> str:
+    return f"sys.stdin.readline()\nout.write({line!r}); out.flush()\ntime.sleep(60)"
+
+
+def _print(text_json: str, more: bool = False) -> bytes:
+    tail = ',"more":true' if more else ""
+    return ('{"jsonrpc":"2.0","method":"print","params":{"text":' + text_json + tail + "}}\n").encode()
+
+
+ANSWER = b'{"jsonrpc":"2.0","id":1,"result":{"value":null,"bindings":{}}}\n'
+
+
+@pytest.mark.parametrize("line", [
+    pytest.param(_print('"a\\ud800b"'), id="escaped-lone-surrogate"),
+    pytest.param(_print('"a\\ud800b"').replace(b"\\ud800", b"\xed\xa0\x80"), id="raw-lone-surrogate"),
+])
+def test_guest_output_with_a_lone_surrogate_reaches_on_print_as_the_str_it_is(line):
+    # a guest's print('a\ud800b') reaches the host's on_print as that str, as in process
+    with ScriptedBackend(_send(line + ANSWER)) as backend, backend.session() as s:
+        got: list[str] = []
+        result = within(15, lambda: s.run("1", on_print=got.append, limits={"time": 5}))
+        assert not isinstance(result, BaseException), result
+        assert got == ["a\ud800b"] and result.stdout == "a\ud800b"
+
+
+@pytest.mark.parametrize("line", [
+    pytest.param(_print('"\\u00e9"').replace(b'"\\u00e9"', b'"\xff\xfe"'), id="invalid-utf-8"),
+    pytest.param(_print("NaN"), id="NaN-as-output"),
+    pytest.param(b'{"jsonrpc":"2.0","id":1,"result":{"value":NaN,"bindings":{}}}\n', id="NaN-literal"),
+    pytest.param(b'{"jsonrpc":"2.0","id":1,"result":{"value":-Infinity,"bindings":{}}}\n', id="Infinity-literal"),
+    pytest.param(b'{"jsonrpc":"2.0","id":1,"error":{"data":{"kind":"TimeLimit","detail":"d","value":NaN}}}\n',
+                 id="NaN-in-an-error"),
+])
+def test_json_the_protocol_never_writes_is_sandbox_crashed(line):
+    with ScriptedBackend(_send(line)) as backend, backend.session() as s:
+        outcome = within(15, lambda: s.run("1", limits={"time": 5}))
+        assert isinstance(outcome, SandboxCrashed), outcome
+        assert tagged_pids(s.workspace.path) == []
+
+
+def test_a_number_that_overflows_to_infinity_is_a_value_error_not_a_value():
+    # ``1e999`` is valid JSON that reads as inf; an encoder sends every non-finite float tagged
+    from safe_eval.errors import SandboxValueError
+
+    line = b'{"jsonrpc":"2.0","id":1,"result":{"value":{"$":"list","v":[1.5,1e999]},"bindings":{}}}\n'
+    with ScriptedBackend(_send(line)) as backend, backend.session() as s:
+        outcome = within(15, lambda: s.run("1", limits={"time": 5}))
+        assert isinstance(outcome, SandboxValueError), outcome
+        assert tagged_pids(s.workspace.path) == []
+
+
+def test_a_flood_of_empty_output_is_sandbox_crashed_not_collected_until_the_deadline():
+    # empty pieces count nothing against the output limit: 100k of them were held in the host
+    # (and with "more" never shown) until the time limit; a worker never writes an empty piece
+    body = "sys.stdin.readline()\nfor _ in range(100_000):\n    out.write(" + repr(_print('""', more=True)) + ")\n" \
+           "out.flush()\ntime.sleep(60)"
+    with ScriptedBackend(body) as backend, backend.session() as s:
+        started = time.monotonic()
+        outcome = within(20, lambda: s.run("1", limits={"time": 10}))
+        assert isinstance(outcome, SandboxCrashed), outcome
+        assert time.monotonic() - started < 5
+        assert tagged_pids(s.workspace.path) == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from safe_eval import safe_eval
+from safe_eval import Evaluator, safe_eval
 from safe_eval.errors import SandboxValueError
 
 
@@ -48,3 +48,23 @@ def test_a_host_value_with_behaviour_is_refused_at_the_boundary(value):
 def test_a_guest_result_with_behaviour_or_unbounded_size_is_refused(code):
     with pytest.raises(SandboxValueError):
         safe_eval(code, sandbox="subprocess")
+
+
+@pytest.mark.parametrize("text", ["\ud800", "a\udcff\U0001f600", "\x00\u2028"])
+def test_a_str_with_a_lone_surrogate_crosses_both_ways_as_in_process(text):
+    # a Python str may hold a lone surrogate: it crossed neither way (the host raised
+    # UnicodeEncodeError sending it; a worker answering with it crashed)
+    env = {"v": text}
+    assert safe_eval("w = v\nv", env, sandbox="subprocess") == text
+    assert env["w"] == text
+
+
+def test_guest_output_with_a_lone_surrogate_is_output_as_in_process():
+    from safe_eval.sandbox.subprocess import SubprocessBackend
+
+    code = "print('a\\ud800b')\n1"
+    assert Evaluator().run(code).stdout == "a\ud800b\n"
+    got: list[str] = []
+    with SubprocessBackend(pool_size=0) as backend:
+        result = backend.run(code, on_print=got.append)
+    assert (result.value, result.stdout, "".join(got)) == (1, "a\ud800b\n", "a\ud800b\n")
