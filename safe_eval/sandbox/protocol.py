@@ -61,6 +61,10 @@ MAX_ITEMS = 1_000_000
 PRINT_CHUNK = 1 << 20
 _SCAN_FROM = 64 * 1024  # a shorter line cannot build more than a few MiB: not scanned
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+# a run of digits outside strings longer than any number ``dumps`` writes (plain ints are below
+# 2**53, floats are reprs): CPython parses a decimal int in time quadratic in its digits,
+# bounded only by the host's int_max_str_digits, which an application may turn off
+_LONG_NUMBER = re.compile(rb"[0-9]{64}")
 _MAX_TEXT = 64 * 1024  # error messages, tracebacks lines: kept to this many characters
 
 _LIMITS: dict[str, type[LimitExceeded]] = {
@@ -96,8 +100,11 @@ def oversized(line: bytes) -> str | None:
     if len(line) > MAX_LINE:
         return f"a line longer than the protocol allows ({MAX_LINE} bytes)"
     if len(line) <= _SCAN_FROM:
+        # a 64 KiB number parses in ~50 ms; the int limit stops longer ones in json.loads
         return None
     bare = _STRING.sub(b'""', line) if b'"' in line else line
+    if _LONG_NUMBER.search(bare) is not None:
+        return "a number longer than the protocol writes"
     items = bare.count(b"[") + bare.count(b"{") + bare.count(b",") + bare.count(b":")
     if items > MAX_ITEMS:
         return f"a message of more than {MAX_ITEMS} JSON items"

@@ -339,3 +339,40 @@ def test_a_flood_of_empty_output_is_sandbox_crashed_not_collected_until_the_dead
         assert isinstance(outcome, SandboxCrashed), outcome
         assert time.monotonic() - started < 5
         assert tagged_pids(s.workspace.path) == []
+
+
+def test_a_number_too_long_to_parse_in_linear_time_is_refused_before_it_is_decoded():
+    # CPython parses a decimal int in time quadratic in its digits: bounded by the host's
+    # int_max_str_digits, which an application may turn off (0); 4M digits were then minutes
+    import sys
+
+    line = "b'{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"value\":' + b'7' * (4 << 20) + b',\"bindings\":{}}}\\n'"
+    saved = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        with ScriptedBackend(_answer(line)) as backend, backend.session() as s:
+            started = time.monotonic()
+            outcome = within(30, lambda: s.run("1", limits={"time": 20}))
+            assert isinstance(outcome, SandboxCrashed), outcome
+            assert time.monotonic() - started < 10
+            assert tagged_pids(s.workspace.path) == []
+    finally:
+        sys.set_int_max_str_digits(saved)
+
+
+# a Decimal's text is short whatever its exponent: ``1e100000000`` is 11 bytes on the wire, and
+# int() of it in the host builds a 10**8-digit int (int() of 1e1000000 took 68 s), its
+# fixed-point text is 100 MB; a coefficient of 10**6 digits is as slow to convert
+HUGE_DECIMALS = ["1e100000000", "1e-999999999999999999", "1e4300", "1" * 5000, "1e-4301", "NaN" + "1" * 5000]
+
+
+@pytest.mark.parametrize("text", HUGE_DECIMALS)
+def test_a_decimal_whose_exact_value_has_too_many_digits_is_refused_at_decode(text):
+    from safe_eval.errors import SandboxValueError
+
+    value = json.dumps({"$": "decimal", "v": text})
+    line = ('{"jsonrpc":"2.0","id":1,"result":{"value":' + value + ',"bindings":{}}}\n').encode()
+    with ScriptedBackend(_send(line)) as backend, backend.session() as s:
+        outcome = within(15, lambda: s.run("1", limits={"time": 5}))
+        assert isinstance(outcome, SandboxValueError), outcome
+        assert tagged_pids(s.workspace.path) == []
