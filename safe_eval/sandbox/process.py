@@ -39,7 +39,12 @@ __all__ = ["ProcessHandle", "WorkerProcess", "spawn"]
 # short-lived thread (a pool refill, a caller's request thread) would be killed with it.
 _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="safe-eval-spawner")
 _STDERR_TAIL = 8192
-STARTUP_SECONDS = 30.0  # a loaded 2-core machine can take seconds to start a cold worker
+# a run waits for its worker to start (its ``ready``) within its own deadline: the run's time
+# limit + grace + this allowance (``WorkerProcess.request``); a start slower than the allowance
+# takes the rest from the run's time. A cold worker starts in ~0.25 s on a loaded 2-core machine.
+STARTUP_ALLOWANCE = 2.0
+# ``Backend.warm``: starting the pool ahead of any run, no run's deadline to keep
+STARTUP_SECONDS = 30.0
 
 
 
@@ -259,11 +264,15 @@ class WorkerProcess:
 
     # -- talking ---------------------------------------------------------------------------
     def wait_ready(self, timeout: float = STARTUP_SECONDS) -> None:
+        self._await_ready(time.monotonic() + timeout, f"within {timeout:g}s")
+
+    def _await_ready(self, deadline: float, within: str) -> None:
+        """Read the worker's ``ready`` before ``deadline``; else it is killed, SandboxCrashed."""
         if self.ready:
             return
-        msg = self._next_message(time.monotonic() + timeout)
+        msg = self._next_message(deadline)
         if msg is None:
-            raise self._crashed(f"the sandbox worker did not start within {timeout:g}s")
+            raise self._crashed(f"the sandbox worker did not start {within}")
         if msg.get("method") != "ready":
             raise self._crashed("the sandbox worker did not start with a ready message")
         params = msg.get("params")
@@ -318,14 +327,20 @@ class WorkerProcess:
     def request(self, method: str, params: dict[str, Any], *, seconds: float, grace: float,
                 output_limit: int, on_print: PrintHandler, on_tool: ToolHandler,
                 on_denied: DenialHandler | None = None, on_refused: RefusalHandler | None = None,
-                denials_end_the_run: bool = False) -> Any:
+                denials_end_the_run: bool = False, startup: float = STARTUP_ALLOWANCE) -> Any:
         """Send one request and serve the worker (output, tool calls) until it answers. Past
         ``seconds`` (+ ``grace``) of wall time, tool calls and every transfer included, or
         ``output_limit`` characters of output, the worker is killed and the limit raised.
+        A worker not started yet is waited for within the same deadline, extended by
+        ``startup`` seconds: the whole call ends within ``startup + seconds + grace`` (a
+        worker that never says ready: SandboxCrashed), and a worker that took longer than
+        ``startup`` to start leaves the run only the rest of its time.
         ``denials_end_the_run``: a tool call the policy denies kills the worker and raises here,
         instead of reaching guest code that could catch it (plain CPython mode)."""
-        self.wait_ready()
-        deadline = time.monotonic() + seconds + grace
+        end = time.monotonic() + startup + seconds + grace
+        self._await_ready(end, f"within the run's time limit ({seconds:g}s) and its start-up "
+                               f"allowance ({startup:g}s)")
+        deadline = min(time.monotonic() + seconds + grace, end)
         if not self.send({"id": 1, "method": method, "params": params}, deadline):
             self._too_slow(seconds)
         printed = 0

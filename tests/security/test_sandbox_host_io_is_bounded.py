@@ -112,6 +112,64 @@ def test_time_spent_in_tools_counts_against_the_runs_time_limit(sandbox):
     assert time.monotonic() - started < 2.5
 
 
+class SilentStartBackend(Backend):
+    """A backend whose 'worker' says ready after ``delay`` seconds (never: None), then answers
+    a run ``answer_after`` seconds after it reads it."""
+
+    name = "scripted"
+    modes = ("interpreter",)
+
+    def __init__(self, delay: float | None, answer_after: float = 0.0, **options: Any) -> None:
+        self.delay, self.answer_after = delay, answer_after
+        super().__init__(pool_size=0, **options)
+
+    @classmethod
+    def unavailable(cls):
+        return None
+
+    def worker_argv(self, workspace, config):
+        answer = '{"jsonrpc":"2.0","id":1,"result":{"value":7,"bindings":{}}}'
+        script = ("import sys, time\nout = sys.stdout.buffer\n" + (
+            "sys.stdin.read()\n" if self.delay is None else  # blocks, never says ready
+            f"time.sleep({self.delay})\nout.write({READY!r}.encode() + b'\\n'); out.flush()\n"
+            f"sys.stdin.readline()\ntime.sleep({self.answer_after})\n"
+            f"out.write({answer!r}.encode() + b'\\n'); out.flush()\nsys.stdin.read()\n"))
+        return [sys.executable, "-I", "-S", "-c", script, json.dumps(config)], workspace.path
+
+
+def test_a_worker_that_never_starts_holds_the_run_no_longer_than_its_time_limit_and_start_up_allowance():
+    # the wait for a worker's ready was a fixed 30 s whatever the run's time limit
+    from safe_eval.sandbox.session import GRACE
+
+    with SilentStartBackend(None, startup=0.2) as backend, backend.session() as s:
+        started = time.monotonic()
+        outcome = within(15, lambda: s.run("1", limits={"time": 0.1}))
+        took = time.monotonic() - started
+        assert isinstance(outcome, SandboxCrashed), outcome
+        assert "did not start" in str(outcome)
+        assert 0.2 + 0.1 + GRACE - 0.05 < took < 0.2 + 0.1 + GRACE + 1.0
+        assert tagged_pids(s.workspace.path) == []
+
+
+def test_a_start_within_the_allowance_leaves_the_run_its_whole_time():
+    # started in 0.4 s (within the 1 s allowance), the run still has its 0.3 s (+ grace) to answer
+    with SilentStartBackend(0.4, answer_after=0.6, startup=1.0) as backend, backend.session() as s:
+        outcome = within(15, lambda: s.run("1", limits={"time": 0.3}))
+        assert not isinstance(outcome, BaseException), outcome
+        assert outcome.value == 7
+
+
+def test_a_start_slower_than_the_allowance_takes_the_rest_from_the_runs_time():
+    # started in 0.6 s with a 0.2 s allowance: 0.2 s of the run's 0.3 + 0.5 s are left, the
+    # answer after 0.6 s comes too late
+    with SilentStartBackend(0.6, answer_after=0.6, startup=0.2) as backend, backend.session() as s:
+        started = time.monotonic()
+        outcome = within(15, lambda: s.run("1", limits={"time": 0.3}))
+        assert isinstance(outcome, TimeLimit), outcome
+        assert time.monotonic() - started < 0.2 + 0.3 + 0.5 + 1.0
+        assert tagged_pids(s.workspace.path) == []
+
+
 # -- size ------------------------------------------------------------------------------------
 
 def _answer(payload: str) -> str:
