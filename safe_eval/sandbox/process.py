@@ -301,11 +301,19 @@ class WorkerProcess:
         worker would refuse as too large (``protocol.oversized``, the bound the host puts on the
         worker's lines) is ``SandboxValueError``, nothing written: a run whose values do not
         fit is refused before it starts, the worker untouched."""
+        return self._write(self._line(message), deadline)
+
+    @staticmethod
+    def _line(message: dict[str, Any]) -> bytes:
+        """The wire line of ``message``; ``SandboxValueError`` when the worker would refuse it."""
         message["jsonrpc"] = "2.0"
         line = dumps(message)
         why = oversized(line)
         if why is not None:
             raise SandboxValueError(f"too large to cross the sandbox boundary: {why}")
+        return line
+
+    def _write(self, line: bytes, deadline: float) -> bool:
         view = memoryview(line)
         while view:
             left = deadline - time.monotonic()
@@ -341,8 +349,35 @@ class WorkerProcess:
         self._await_ready(end, f"within the run's time limit ({seconds:g}s) and its start-up "
                                f"allowance ({startup:g}s)")
         deadline = min(time.monotonic() + seconds + grace, end)
-        if not self.send({"id": 1, "method": method, "params": params}, deadline):
-            self._too_slow(seconds)
+        line = self._line({"id": 1, "method": method, "params": params})  # too large: worker untouched
+        try:
+            if not self._write(line, deadline):
+                self._too_slow(seconds)
+            msg = self._serve(deadline, seconds, output_limit, on_print, on_tool, on_denied, on_refused,
+                              denials_end_the_run)
+        except BaseException:
+            # the request is under way in the worker (or half written): whatever it sends
+            # next, this run's output and answer, would reach the next request as its own.
+            # A host callback that raised (on_print, an audit hook), a cancel: the worker ends
+            self.kill()
+            raise
+        if denials_end_the_run:
+            self._left_behind()
+        if "error" in msg:
+            error = msg["error"]
+            try:
+                reported = error_from_data(error.get("data") if type(error) is dict else None)
+            except SandboxCrashed:
+                self.kill()
+                raise
+            raise reported
+        return msg.get("result")
+
+    def _serve(self, deadline: float, seconds: float, output_limit: int, on_print: PrintHandler,
+               on_tool: ToolHandler, on_denied: DenialHandler | None, on_refused: RefusalHandler | None,
+               denials_end_the_run: bool) -> dict[str, Any]:
+        """Serve the worker's output, tool calls and reports until it answers request 1: that
+        answer (an error it reports is the caller's to raise)."""
         printed = 0
         # the pieces of one guest write so far (``protocol.PRINT_CHUNK``): shown once the write
         # is whole, so a write the output limit cuts is not shown, as in process
@@ -380,17 +415,7 @@ class WorkerProcess:
                 if time.monotonic() >= deadline or not self._send_reply(reply, deadline):
                     self._too_slow(seconds)
             elif kind is None and msg.get("id") == 1:
-                if denials_end_the_run:
-                    self._left_behind()
-                if "error" in msg:
-                    error = msg["error"]
-                    try:
-                        reported = error_from_data(error.get("data") if type(error) is dict else None)
-                    except SandboxCrashed:
-                        self.kill()
-                        raise
-                    raise reported
-                return msg.get("result")
+                return msg
             else:
                 raise self._crashed("the sandbox worker sent an unexpected message")
 

@@ -15,9 +15,10 @@ standard library after the drop), it keeps one capability, ``CAP_DAC_READ_SEARCH
 file), and Landlock limits those reads to the interpreter, its libraries and the worker's
 packages (``lockdown``). Without Landlock that capability would read every file on the
 machine: the backend is then unavailable (``unavailable``), and the worker itself requires the
-layer (it ends before serving when it cannot apply it). A non-root host's worker keeps the host's uid and gets the same
-``no_new_privs``, rlimits, Landlock and seccomp. Its private temporary directory is its
-workspace (its cwd, the one place Landlock lets it write); its environment is empty.
+layer (it ends before serving when it cannot apply it). A non-root host's worker keeps the
+host's uid and gets the same ``no_new_privs``, rlimits, Landlock and seccomp. Its private
+temporary directory is its workspace (its cwd, the one place Landlock lets it write); its
+environment is empty.
 """
 
 from __future__ import annotations

@@ -170,6 +170,24 @@ def test_a_start_slower_than_the_allowance_takes_the_rest_from_the_runs_time():
         assert tagged_pids(s.workspace.path) == []
 
 
+def test_a_run_the_host_abandons_ends_its_worker_so_its_answer_reaches_no_later_run():
+    # an on_print callback that raised mid-run left the worker running that run: the
+    # session's next run read its output and answer as its own (value 'first')
+    from safe_eval.sandbox import make_backend
+
+    def boom(text):
+        raise KeyError("the host's callback failed")
+
+    code = "print('a')\nfor i in range(3):\n    print(i)\n'first'"
+    with make_backend("subprocess", pool_size=0) as backend, backend.session() as s:
+        with pytest.raises(KeyError):
+            s.run(code, on_print=boom)
+        assert tagged_pids(s.workspace.path) == []
+        got: list[str] = []
+        result = s.run("'second'", on_print=got.append)
+        assert (result.value, result.stdout, got) == ("second", "", [])
+
+
 # -- size ------------------------------------------------------------------------------------
 
 def _answer(payload: str) -> str:
