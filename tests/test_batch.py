@@ -335,7 +335,7 @@ def test_a_worker_is_replaced_before_its_cpu_rlimit_could_end_a_job(monkeypatch)
             first = slot._session.worker_pid
             # room for 50 ms more of running after what the worker spent starting and on job 1
             monkeypatch.setattr(slots, "WORKER_CPU_SECONDS",
-                                slot._spent + slots.STARTUP_SECONDS + 30.0 + slots.GRACE + 0.05)
+                                slot._spent + backend.startup + 30.0 + slots.GRACE + 0.05)
             slot.run(Job("total = 0\nfor i in range(400_000):\n    total += i\ntotal"), policy, limits)
             assert slot._session.worker_pid == first  # it ran in the same worker
             assert slot.run(Job("2"), policy, limits).value == 2

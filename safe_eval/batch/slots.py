@@ -21,7 +21,6 @@ from safe_eval.api import _merge
 from safe_eval.errors import InternalError, SafeEvalError
 from safe_eval.limits.model import Limits
 from safe_eval.sandbox.base import WORKER_CPU_SECONDS
-from safe_eval.sandbox.process import STARTUP_SECONDS
 from safe_eval.sandbox.session import GRACE
 
 if TYPE_CHECKING:
@@ -77,7 +76,8 @@ class Slot:
         session = self._session
         if session is None:
             session = self._session = self.backend.session(snapshot=False)
-        if self._spent + STARTUP_SECONDS + limits.time + GRACE >= WORKER_CPU_SECONDS:
+        # the next job's call ends within its start-up allowance + time limit + grace
+        if self._spent + self.backend.startup + limits.time + GRACE >= WORKER_CPU_SECONDS:
             session.kill()  # the next run starts a fresh worker
         return session
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from safe_eval.errors import SandboxError, SandboxUnavailable
 from safe_eval.sandbox.lockdown import TMP_BYTES
-from safe_eval.sandbox.process import WorkerProcess
+from safe_eval.sandbox.process import STARTUP_ALLOWANCE, WorkerProcess
 from safe_eval.sandbox.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -66,7 +66,8 @@ class Backend(ABC):
     outside_group: ClassVar[bool] = False
 
     def __init__(self, mode: str = "interpreter", *, pool_size: int = 1, memory: int = 3 << 30,
-                 cpython_imports: frozenset[str] | set[str] | tuple[str, ...] = ()) -> None:
+                 cpython_imports: frozenset[str] | set[str] | tuple[str, ...] = (),
+                 startup: float = STARTUP_ALLOWANCE) -> None:
         if mode not in self.modes:
             raise SandboxError(f"the {self.name} backend does not offer mode {mode!r} "
                                f"(it offers: {', '.join(self.modes)})")
@@ -80,6 +81,9 @@ class Backend(ABC):
         self.memory = memory
         # cpython mode only: modules the static check lets the guest import (numpy, os ...)
         self.cpython_imports = frozenset(cpython_imports)
+        # seconds a run waits for a worker that has not started yet, on top of its time limit
+        # (``WorkerProcess.request``)
+        self.startup = float(startup)
         self._pool: list[tuple[WorkerProcess, Workspace]] = []
         self._lock = threading.Lock()
         self._closed = False

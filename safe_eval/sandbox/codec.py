@@ -9,6 +9,7 @@ Plain JSON carries ``None``, ``bool``, ``str`` and small ``int``; everything els
     tuple / list / set / frozenset   {"$": "tuple", "v": [items]}
     dict    {"$": "dict", "v": [[key, value], ...]}     (keys of any encodable type)
     Decimal {"$": "decimal", "v": "1.10"}    complex {"$": "complex", "v": [re, im]}
+            (at most MAX_DECIMAL_DIGITS digits before and after the point, both ways)
     date / time / datetime / timedelta       isoformat, or [days, seconds, microseconds]
 
 Only the exact types are accepted (a subclass could carry behaviour); anything else, a cycle,
@@ -28,13 +29,18 @@ from typing import Any
 
 from safe_eval.errors import SandboxValueError
 
-__all__ = ["MAX_NODES", "decode", "encode"]
+__all__ = ["MAX_DECIMAL_DIGITS", "MAX_NODES", "decode", "encode"]
 
 MAX_NODES = 300_000
 MAX_DEPTH = 200
 # keys of one decoded set or dict that may share a hash value (building it costs up to this
 # many probes a key): ``_spread``
 MAX_SAME_HASH = 64
+# digits of a Decimal's exact value, integer part and fraction each (its fixed-point text,
+# ``int()``, ``Fraction()``): its wire text is short whatever its exponent (``1e100000000``),
+# and those conversions are quadratic in the digits (``int(Decimal('1e1000000'))``: 68 s).
+# CPython's own bound on int <-> decimal text (``sys.int_info.default_max_str_digits``)
+MAX_DECIMAL_DIGITS = 4300
 _SMALL = 2**53  # ints beyond this are tagged: every JSON reader keeps these exact
 
 _SEQUENCES: dict[type, str] = {tuple: "tuple", list: "list", set: "set", frozenset: "frozenset"}
@@ -70,7 +76,7 @@ def _enc(v: Any, count: _Counter, active: set[int], depth: int) -> Any:
     if t is bytes:
         return {"$": "bytes", "v": base64.b64encode(v).decode("ascii")}
     if t is Decimal:
-        return {"$": "decimal", "v": str(v)}
+        return {"$": "decimal", "v": str(_bounded_decimal(v))}
     if t is complex:
         return {"$": "complex", "v": [_enc(v.real, count, active, depth), _enc(v.imag, count, active, depth)]}
     if t is dt.datetime or t is dt.date or t is dt.time:
@@ -100,6 +106,19 @@ def _enc_when(v: dt.date | dt.time) -> dict[str, Any]:
     if tz is not None and type(tz) is not dt.timezone:
         raise SandboxValueError("only fixed-offset timezones (datetime.timezone) cross the sandbox boundary")
     return {"$": type(v).__name__, "v": v.isoformat()}
+
+
+def _bounded_decimal(d: Decimal) -> Decimal:
+    """``d``, or ``SandboxValueError`` when its exact value has more than ``MAX_DECIMAL_DIGITS``
+    digits before or after the point (or a NaN payload that long): the same bound both ways, so
+    a guest's value that could not be decoded is refused in the worker, as a cycle is."""
+    parts = d.as_tuple()
+    exponent = parts.exponent
+    if len(parts.digits) > MAX_DECIMAL_DIGITS or (d.is_finite() and (
+            d.adjusted() >= MAX_DECIMAL_DIGITS or type(exponent) is int and exponent < -MAX_DECIMAL_DIGITS)):
+        raise SandboxValueError(f"a Decimal of more than {MAX_DECIMAL_DIGITS} digits before or after "
+                                "the point cannot cross the sandbox boundary")
+    return d
 
 
 def decode(data: Any) -> Any:
@@ -134,6 +153,8 @@ def _dec(d: Any, count: _Counter, depth: int) -> Any:
     if d is None or t is bool or t is str or t is int:
         return d
     if t is float:
+        if not math.isfinite(d):  # ``1e999`` reads as inf: an encoder tags every non-finite float
+            raise SandboxValueError("a non-finite float is sent tagged")
         return d
     if t is not dict or set(d) != {"$", "v"}:
         raise SandboxValueError(f"malformed value from the sandbox: {t.__name__}")
@@ -182,7 +203,7 @@ def _dec(d: Any, count: _Counter, depth: int) -> Any:
     if tag == "bytes":
         return base64.b64decode(payload, validate=True)
     if tag == "decimal":
-        return Decimal(payload)
+        return _bounded_decimal(Decimal(payload))
     if tag == "datetime":
         return dt.datetime.fromisoformat(payload)
     if tag == "date":

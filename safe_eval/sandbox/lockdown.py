@@ -31,7 +31,7 @@ import resource
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["apply", "preload"]
+__all__ = ["apply", "landlock_available", "preload"]
 
 NOBODY = 65534
 # a worker's private /tmp (a tmpfs: host memory) holds at most this many bytes, and so does one
@@ -165,13 +165,21 @@ def _capset(libc: Any, caps: int) -> None:
         raise OSError(err, f"capset: {os.strerror(err)}")
 
 
-def _landlock(read: Iterable[str], write: Iterable[str]) -> bool:
+def landlock_available() -> bool:
+    """Whether Landlock can be applied here (``landlockpy`` installed, the kernel has it): the
+    host asks before it starts a worker that needs it (``SubprocessBackend.unavailable``)."""
     try:
         import landlockpy as ll
     except ImportError:
         return False
-    if not ll.supported():
+    return bool(ll.supported())
+
+
+def _landlock(read: Iterable[str], write: Iterable[str]) -> bool:
+    if not landlock_available():
         return False
+    import landlockpy as ll
+
     fs = ll.AccessFS
     file_read = fs.READ_FILE | fs.EXECUTE
     dir_read = file_read | fs.READ_DIR

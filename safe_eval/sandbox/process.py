@@ -39,7 +39,12 @@ __all__ = ["ProcessHandle", "WorkerProcess", "spawn"]
 # short-lived thread (a pool refill, a caller's request thread) would be killed with it.
 _SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="safe-eval-spawner")
 _STDERR_TAIL = 8192
-STARTUP_SECONDS = 30.0  # a loaded 2-core machine can take seconds to start a cold worker
+# a run waits for its worker to start (its ``ready``) within its own deadline: the run's time
+# limit + grace + this allowance (``WorkerProcess.request``); a start slower than the allowance
+# takes the rest from the run's time. A cold worker starts in ~0.25 s on a loaded 2-core machine.
+STARTUP_ALLOWANCE = 2.0
+# ``Backend.warm``: starting the pool ahead of any run, no run's deadline to keep
+STARTUP_SECONDS = 30.0
 
 
 
@@ -259,11 +264,15 @@ class WorkerProcess:
 
     # -- talking ---------------------------------------------------------------------------
     def wait_ready(self, timeout: float = STARTUP_SECONDS) -> None:
+        self._await_ready(time.monotonic() + timeout, f"within {timeout:g}s")
+
+    def _await_ready(self, deadline: float, within: str) -> None:
+        """Read the worker's ``ready`` before ``deadline``; else it is killed, SandboxCrashed."""
         if self.ready:
             return
-        msg = self._next_message(time.monotonic() + timeout)
+        msg = self._next_message(deadline)
         if msg is None:
-            raise self._crashed(f"the sandbox worker did not start within {timeout:g}s")
+            raise self._crashed(f"the sandbox worker did not start {within}")
         if msg.get("method") != "ready":
             raise self._crashed("the sandbox worker did not start with a ready message")
         params = msg.get("params")
@@ -292,11 +301,19 @@ class WorkerProcess:
         worker would refuse as too large (``protocol.oversized``, the bound the host puts on the
         worker's lines) is ``SandboxValueError``, nothing written: a run whose values do not
         fit is refused before it starts, the worker untouched."""
+        return self._write(self._line(message), deadline)
+
+    @staticmethod
+    def _line(message: dict[str, Any]) -> bytes:
+        """The wire line of ``message``; ``SandboxValueError`` when the worker would refuse it."""
         message["jsonrpc"] = "2.0"
         line = dumps(message)
         why = oversized(line)
         if why is not None:
             raise SandboxValueError(f"too large to cross the sandbox boundary: {why}")
+        return line
+
+    def _write(self, line: bytes, deadline: float) -> bool:
         view = memoryview(line)
         while view:
             left = deadline - time.monotonic()
@@ -318,16 +335,49 @@ class WorkerProcess:
     def request(self, method: str, params: dict[str, Any], *, seconds: float, grace: float,
                 output_limit: int, on_print: PrintHandler, on_tool: ToolHandler,
                 on_denied: DenialHandler | None = None, on_refused: RefusalHandler | None = None,
-                denials_end_the_run: bool = False) -> Any:
+                denials_end_the_run: bool = False, startup: float = STARTUP_ALLOWANCE) -> Any:
         """Send one request and serve the worker (output, tool calls) until it answers. Past
         ``seconds`` (+ ``grace``) of wall time, tool calls and every transfer included, or
         ``output_limit`` characters of output, the worker is killed and the limit raised.
+        A worker not started yet is waited for within the same deadline, extended by
+        ``startup`` seconds: the whole call ends within ``startup + seconds + grace`` (a
+        worker that never says ready: SandboxCrashed), and a worker that took longer than
+        ``startup`` to start leaves the run only the rest of its time.
         ``denials_end_the_run``: a tool call the policy denies kills the worker and raises here,
         instead of reaching guest code that could catch it (plain CPython mode)."""
-        self.wait_ready()
-        deadline = time.monotonic() + seconds + grace
-        if not self.send({"id": 1, "method": method, "params": params}, deadline):
-            self._too_slow(seconds)
+        end = time.monotonic() + startup + seconds + grace
+        self._await_ready(end, f"within the run's time limit ({seconds:g}s) and its start-up "
+                               f"allowance ({startup:g}s)")
+        deadline = min(time.monotonic() + seconds + grace, end)
+        line = self._line({"id": 1, "method": method, "params": params})  # too large: worker untouched
+        try:
+            if not self._write(line, deadline):
+                self._too_slow(seconds)
+            msg = self._serve(deadline, seconds, output_limit, on_print, on_tool, on_denied, on_refused,
+                              denials_end_the_run)
+        except BaseException:
+            # the request is under way in the worker (or half written): whatever it sends
+            # next, this run's output and answer, would reach the next request as its own.
+            # A host callback that raised (on_print, an audit hook), a cancel: the worker ends
+            self.kill()
+            raise
+        if denials_end_the_run:
+            self._left_behind()
+        if "error" in msg:
+            error = msg["error"]
+            try:
+                reported = error_from_data(error.get("data") if type(error) is dict else None)
+            except SandboxCrashed:
+                self.kill()
+                raise
+            raise reported
+        return msg.get("result")
+
+    def _serve(self, deadline: float, seconds: float, output_limit: int, on_print: PrintHandler,
+               on_tool: ToolHandler, on_denied: DenialHandler | None, on_refused: RefusalHandler | None,
+               denials_end_the_run: bool) -> dict[str, Any]:
+        """Serve the worker's output, tool calls and reports until it answers request 1: that
+        answer (an error it reports is the caller's to raise)."""
         printed = 0
         # the pieces of one guest write so far (``protocol.PRINT_CHUNK``): shown once the write
         # is whole, so a write the output limit cuts is not shown, as in process
@@ -340,7 +390,9 @@ class WorkerProcess:
             if kind == "print":
                 note = msg.get("params")
                 text = note.get("text") if type(note) is dict else None
-                if type(text) is not str:
+                # a worker never sends an empty piece (``GuestOutput.write``): empty pieces
+                # would count nothing against the output limit, and be kept until the deadline
+                if type(text) is not str or not text:
                     raise self._crashed("the sandbox worker sent malformed output")
                 printed += len(text)
                 if printed > output_limit:
@@ -363,17 +415,7 @@ class WorkerProcess:
                 if time.monotonic() >= deadline or not self._send_reply(reply, deadline):
                     self._too_slow(seconds)
             elif kind is None and msg.get("id") == 1:
-                if denials_end_the_run:
-                    self._left_behind()
-                if "error" in msg:
-                    error = msg["error"]
-                    try:
-                        reported = error_from_data(error.get("data") if type(error) is dict else None)
-                    except SandboxCrashed:
-                        self.kill()
-                        raise
-                    raise reported
-                return msg.get("result")
+                return msg
             else:
                 raise self._crashed("the sandbox worker sent an unexpected message")
 

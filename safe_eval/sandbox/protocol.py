@@ -15,6 +15,7 @@ from __future__ import annotations
 import builtins
 import json
 import re
+import sys
 from typing import Any
 
 from safe_eval.diagnostics import Diagnostic
@@ -61,6 +62,11 @@ MAX_ITEMS = 1_000_000
 PRINT_CHUNK = 1 << 20
 _SCAN_FROM = 64 * 1024  # a shorter line cannot build more than a few MiB: not scanned
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+# a run of digits outside strings longer than any number ``dumps`` writes (plain ints are below
+# 2**53, floats are reprs): CPython parses a decimal int in time quadratic in its digits,
+# bounded only by the host's int_max_str_digits, which an application may turn off
+_LONG_NUMBER = b"0" * 64
+_DIGITS_TO_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _MAX_TEXT = 64 * 1024  # error messages, tracebacks lines: kept to this many characters
 
 _LIMITS: dict[str, type[LimitExceeded]] = {
@@ -78,8 +84,17 @@ _TOOL_EXCEPTIONS = frozenset({
 
 
 def dumps(message: dict[str, Any]) -> bytes:
-    """One message as a newline-terminated line (no NaN literals: floats are tagged)."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode() + b"\n"
+    """One message as a newline-terminated line (no NaN literals: floats are tagged). A str may
+    hold a lone surrogate (``'\\ud800'``, a guest's value or output): it is written as its
+    three UTF-8-style bytes (``surrogatepass``), which ``json.loads`` of bytes reads back as the
+    same str, so every str crosses as it is, as it would be returned in process."""
+    text = json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    return text.encode("utf-8", "surrogatepass") + b"\n"
+
+
+def _no_constant(name: str) -> Any:
+    # NaN / Infinity / -Infinity: JSON has no such literals and ``dumps`` never writes them
+    raise ValueError(f"{name} is not JSON")
 
 
 def oversized(line: bytes) -> str | None:
@@ -87,12 +102,25 @@ def oversized(line: bytes) -> str | None:
     if len(line) > MAX_LINE:
         return f"a line longer than the protocol allows ({MAX_LINE} bytes)"
     if len(line) <= _SCAN_FROM:
+        # a 64 KiB number parses in ~50 ms; the int limit stops longer ones in json.loads
         return None
     bare = _STRING.sub(b'""', line) if b'"' in line else line
+    if _long_number(bare):
+        return "a number longer than the protocol writes"
     items = bare.count(b"[") + bare.count(b"{") + bare.count(b",") + bare.count(b":")
     if items > MAX_ITEMS:
         return f"a message of more than {MAX_ITEMS} JSON items"
     return None
+
+
+def _long_number(bare: bytes) -> bool:
+    """Whether ``bare`` (strings blanked) holds a run of more than 63 digits, looked for only
+    where ``json.loads`` would not refuse a long int itself (the host turned
+    ``int_max_str_digits`` off or above its default): ~70 ms for 12 MiB, a regex took 400."""
+    limit = sys.get_int_max_str_digits()
+    if 0 < limit <= sys.int_info.default_max_str_digits:
+        return False
+    return bare.translate(_DIGITS_TO_ZERO).find(_LONG_NUMBER) >= 0
 
 
 def parse_message(line: bytes) -> dict[str, Any]:
@@ -102,7 +130,9 @@ def parse_message(line: bytes) -> dict[str, Any]:
     if why is not None:
         raise SandboxCrashed(f"the sandbox worker sent {why}")
     try:
-        msg = json.loads(line)
+        # bytes: decoded as UTF-8 with lone surrogates passed (``dumps``), anything else that is
+        # not UTF-8 is a ValueError (UnicodeDecodeError)
+        msg = json.loads(line, parse_constant=_no_constant)
     except (ValueError, RecursionError):
         raise SandboxCrashed("the sandbox worker sent a line that is not JSON") from None
     if type(msg) is not dict or msg.get("jsonrpc") != "2.0":

@@ -139,7 +139,8 @@ class Session:
         try:
             reply = proc.request("run", params, seconds=lim.time, grace=GRACE, output_limit=lim.output,
                                  on_print=printed, on_tool=tool, on_denied=denied, on_refused=refused,
-                                 denials_end_the_run=self.backend.mode == "cpython")
+                                 denials_end_the_run=self.backend.mode == "cpython",
+                                 startup=self.backend.startup)
         except SafeEvalError as exc:
             exc.stdout = "".join(out)  # what the run printed before it failed, as in process
             raise

@@ -13,17 +13,22 @@ what it runs lives where uid 65534 cannot read it (pyenv under a 0700 ``/root``,
 world-readable system interpreter of the same version; imports are lazy, so it reads its
 standard library after the drop), it keeps one capability, ``CAP_DAC_READ_SEARCH`` (read any
 file), and Landlock limits those reads to the interpreter, its libraries and the worker's
-packages (``lockdown``). A non-root host's worker keeps the host's uid and gets the same
-``no_new_privs``, rlimits, Landlock and seccomp. Its private temporary directory is its
-workspace (its cwd, the one place Landlock lets it write); its environment is empty.
+packages (``lockdown``). Without Landlock that capability would read every file on the
+machine: the backend is then unavailable (``unavailable``), and the worker itself requires the
+layer (it ends before serving when it cannot apply it). A non-root host's worker keeps the
+host's uid and gets the same ``no_new_privs``, rlimits, Landlock and seccomp. Its private
+temporary directory is its workspace (its cwd, the one place Landlock lets it write); its
+environment is empty.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+import sys
 from typing import Any
 
+from safe_eval.sandbox import lockdown
 from safe_eval.sandbox.base import Backend, boot_argv, package_roots, python_executable
 from safe_eval.sandbox.workspace import Workspace
 
@@ -52,8 +57,6 @@ def sandbox_python() -> str:
     python = python_executable()
     if os.getuid() != 0 or _world_readable(python):
         return python
-    import sys
-
     system = f"{SYSTEM_BIN}/python{sys.version_info.major}.{sys.version_info.minor}"
     return system if os.path.exists(system) and _world_readable(system) else python
 
@@ -71,7 +74,19 @@ class SubprocessBackend(Backend):
 
     @classmethod
     def unavailable(cls) -> str | None:
-        return None
+        """Refused (deny by default) where a root host's worker would keep CAP_DAC_READ_SEARCH
+        to read its interpreter and no Landlock would bound those reads: it could read every
+        file on the machine (``/etc/shadow``, other users' keys)."""
+        python = sandbox_python()
+        if not needs_read_capability(python, list(package_roots().values())) or lockdown.landlock_available():
+            return None
+        version = f"{sys.version_info.major}.{sys.version_info.minor}"
+        return (f"started as root, the subprocess worker could read its interpreter ({python}) only by "
+                "keeping CAP_DAC_READ_SEARCH, and without Landlock that reads every file on the machine. "
+                f"Fix one of: install a world-readable system python{version} in {SYSTEM_BIN} "
+                f"(apt-get install python{version}); run the host as a non-root user; install Landlock "
+                "support (pip install 'safe-eval[sandbox]', on a kernel with Landlock enabled); or use "
+                "the bwrap backend")
 
     def workspace_owner(self) -> int | None:
         return NOBODY if os.getuid() == 0 else None
@@ -88,5 +103,9 @@ class SubprocessBackend(Backend):
         spec["write"] = [workspace.path]
         spec["drop_root"] = True
         spec["keep_read"] = needs_read_capability(python, list(roots.values()))
+        if spec["keep_read"]:
+            # the worker keeps that capability only under Landlock: without it, it ends before
+            # it serves anything (``lockdown.apply``), whatever the host's probe said
+            spec["require"] = ["landlock"]
         config = {**config, "lockdown": spec}
         return boot_argv(python, paths, config), workspace.path

@@ -112,6 +112,82 @@ def test_time_spent_in_tools_counts_against_the_runs_time_limit(sandbox):
     assert time.monotonic() - started < 2.5
 
 
+class SilentStartBackend(Backend):
+    """A backend whose 'worker' says ready after ``delay`` seconds (never: None), then answers
+    a run ``answer_after`` seconds after it reads it."""
+
+    name = "scripted"
+    modes = ("interpreter",)
+
+    def __init__(self, delay: float | None, answer_after: float = 0.0, **options: Any) -> None:
+        self.delay, self.answer_after = delay, answer_after
+        super().__init__(pool_size=0, **options)
+
+    @classmethod
+    def unavailable(cls):
+        return None
+
+    def worker_argv(self, workspace, config):
+        answer = '{"jsonrpc":"2.0","id":1,"result":{"value":7,"bindings":{}}}'
+        script = ("import sys, time\nout = sys.stdout.buffer\n" + (
+            "sys.stdin.read()\n" if self.delay is None else  # blocks, never says ready
+            f"time.sleep({self.delay})\nout.write({READY!r}.encode() + b'\\n'); out.flush()\n"
+            f"sys.stdin.readline()\ntime.sleep({self.answer_after})\n"
+            f"out.write({answer!r}.encode() + b'\\n'); out.flush()\nsys.stdin.read()\n"))
+        return [sys.executable, "-I", "-S", "-c", script, json.dumps(config)], workspace.path
+
+
+def test_a_worker_that_never_starts_holds_the_run_no_longer_than_its_time_limit_and_start_up_allowance():
+    # the wait for a worker's ready was a fixed 30 s whatever the run's time limit
+    from safe_eval.sandbox.session import GRACE
+
+    with SilentStartBackend(None, startup=0.2) as backend, backend.session() as s:
+        started = time.monotonic()
+        outcome = within(15, lambda: s.run("1", limits={"time": 0.1}))
+        took = time.monotonic() - started
+        assert isinstance(outcome, SandboxCrashed), outcome
+        assert "did not start" in str(outcome)
+        assert 0.2 + 0.1 + GRACE - 0.05 < took < 0.2 + 0.1 + GRACE + 1.0
+        assert tagged_pids(s.workspace.path) == []
+
+
+def test_a_start_within_the_allowance_leaves_the_run_its_whole_time():
+    # started in 0.4 s (within the 1 s allowance), the run still has its 0.3 s (+ grace) to answer
+    with SilentStartBackend(0.4, answer_after=0.6, startup=1.0) as backend, backend.session() as s:
+        outcome = within(15, lambda: s.run("1", limits={"time": 0.3}))
+        assert not isinstance(outcome, BaseException), outcome
+        assert outcome.value == 7
+
+
+def test_a_start_slower_than_the_allowance_takes_the_rest_from_the_runs_time():
+    # started in 0.6 s with a 0.2 s allowance: 0.2 s of the run's 0.3 + 0.5 s are left, the
+    # answer after 0.6 s comes too late
+    with SilentStartBackend(0.6, answer_after=0.6, startup=0.2) as backend, backend.session() as s:
+        started = time.monotonic()
+        outcome = within(15, lambda: s.run("1", limits={"time": 0.3}))
+        assert isinstance(outcome, TimeLimit), outcome
+        assert time.monotonic() - started < 0.2 + 0.3 + 0.5 + 1.0
+        assert tagged_pids(s.workspace.path) == []
+
+
+def test_a_run_the_host_abandons_ends_its_worker_so_its_answer_reaches_no_later_run():
+    # an on_print callback that raised mid-run left the worker running that run: the
+    # session's next run read its output and answer as its own (value 'first')
+    from safe_eval.sandbox import make_backend
+
+    def boom(text):
+        raise KeyError("the host's callback failed")
+
+    code = "print('a')\nfor i in range(3):\n    print(i)\n'first'"
+    with make_backend("subprocess", pool_size=0) as backend, backend.session() as s:
+        with pytest.raises(KeyError):
+            s.run(code, on_print=boom)
+        assert tagged_pids(s.workspace.path) == []
+        got: list[str] = []
+        result = s.run("'second'", on_print=got.append)
+        assert (result.value, result.stdout, got) == ("second", "", [])
+
+
 # -- size ------------------------------------------------------------------------------------
 
 def _answer(payload: str) -> str:
@@ -270,3 +346,109 @@ def test_a_zygote_gone_wrong_cannot_hang_the_host(short_control_bounds, body, er
         # the zygote was killed, not left holding the lock for the next spawn
         zygote = backend.fake
         assert zygote._proc is None or zygote._proc.poll() is not None
+
+
+# -- what the host decodes from a worker: text, numbers, output ---------------------------------
+# The host's JSON reader is the one place a worker's bytes become host values: it accepts only
+# what the protocol writes (UTF-8, lone surrogates passed through as Python str holds them, no
+# NaN/Infinity literals) and anything else is SandboxCrashed, the worker gone.
+
+def _send(line: bytes) -> str:
+    return f"sys.stdin.readline()\nout.write({line!r}); out.flush()\ntime.sleep(60)"
+
+
+def _print(text_json: str, more: bool = False) -> bytes:
+    tail = ',"more":true' if more else ""
+    return ('{"jsonrpc":"2.0","method":"print","params":{"text":' + text_json + tail + "}}\n").encode()
+
+
+ANSWER = b'{"jsonrpc":"2.0","id":1,"result":{"value":null,"bindings":{}}}\n'
+
+
+@pytest.mark.parametrize("line", [
+    pytest.param(_print('"a\\ud800b"'), id="escaped-lone-surrogate"),
+    pytest.param(_print('"a\\ud800b"').replace(b"\\ud800", b"\xed\xa0\x80"), id="raw-lone-surrogate"),
+])
+def test_guest_output_with_a_lone_surrogate_reaches_on_print_as_the_str_it_is(line):
+    # a guest's print('a\ud800b') reaches the host's on_print as that str, as in process
+    with ScriptedBackend(_send(line + ANSWER)) as backend, backend.session() as s:
+        got: list[str] = []
+        result = within(15, lambda: s.run("1", on_print=got.append, limits={"time": 5}))
+        assert not isinstance(result, BaseException), result
+        assert got == ["a\ud800b"] and result.stdout == "a\ud800b"
+
+
+@pytest.mark.parametrize("line", [
+    pytest.param(_print('"\\u00e9"').replace(b'"\\u00e9"', b'"\xff\xfe"'), id="invalid-utf-8"),
+    pytest.param(_print("NaN"), id="NaN-as-output"),
+    pytest.param(b'{"jsonrpc":"2.0","id":1,"result":{"value":NaN,"bindings":{}}}\n', id="NaN-literal"),
+    pytest.param(b'{"jsonrpc":"2.0","id":1,"result":{"value":-Infinity,"bindings":{}}}\n', id="Infinity-literal"),
+    pytest.param(b'{"jsonrpc":"2.0","id":1,"error":{"data":{"kind":"TimeLimit","detail":"d","value":NaN}}}\n',
+                 id="NaN-in-an-error"),
+])
+def test_json_the_protocol_never_writes_is_sandbox_crashed(line):
+    with ScriptedBackend(_send(line)) as backend, backend.session() as s:
+        outcome = within(15, lambda: s.run("1", limits={"time": 5}))
+        assert isinstance(outcome, SandboxCrashed), outcome
+        assert tagged_pids(s.workspace.path) == []
+
+
+def test_a_number_that_overflows_to_infinity_is_a_value_error_not_a_value():
+    # ``1e999`` is valid JSON that reads as inf; an encoder sends every non-finite float tagged
+    from safe_eval.errors import SandboxValueError
+
+    line = b'{"jsonrpc":"2.0","id":1,"result":{"value":{"$":"list","v":[1.5,1e999]},"bindings":{}}}\n'
+    with ScriptedBackend(_send(line)) as backend, backend.session() as s:
+        outcome = within(15, lambda: s.run("1", limits={"time": 5}))
+        assert isinstance(outcome, SandboxValueError), outcome
+        assert tagged_pids(s.workspace.path) == []
+
+
+def test_a_flood_of_empty_output_is_sandbox_crashed_not_collected_until_the_deadline():
+    # empty pieces count nothing against the output limit: 100k of them were held in the host
+    # (and with "more" never shown) until the time limit; a worker never writes an empty piece
+    body = "sys.stdin.readline()\nfor _ in range(100_000):\n    out.write(" + repr(_print('""', more=True)) + ")\n" \
+           "out.flush()\ntime.sleep(60)"
+    with ScriptedBackend(body) as backend, backend.session() as s:
+        started = time.monotonic()
+        outcome = within(20, lambda: s.run("1", limits={"time": 10}))
+        assert isinstance(outcome, SandboxCrashed), outcome
+        assert time.monotonic() - started < 5
+        assert tagged_pids(s.workspace.path) == []
+
+
+def test_a_number_too_long_to_parse_in_linear_time_is_refused_before_it_is_decoded():
+    # CPython parses a decimal int in time quadratic in its digits: bounded by the host's
+    # int_max_str_digits, which an application may turn off (0); 4M digits were then minutes
+    import sys
+
+    line = "b'{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"value\":' + b'7' * (4 << 20) + b',\"bindings\":{}}}\\n'"
+    saved = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        with ScriptedBackend(_answer(line)) as backend, backend.session() as s:
+            started = time.monotonic()
+            outcome = within(30, lambda: s.run("1", limits={"time": 20}))
+            assert isinstance(outcome, SandboxCrashed), outcome
+            assert time.monotonic() - started < 10
+            assert tagged_pids(s.workspace.path) == []
+    finally:
+        sys.set_int_max_str_digits(saved)
+
+
+# a Decimal's text is short whatever its exponent: ``1e100000000`` is 11 bytes on the wire, and
+# int() of it in the host builds a 10**8-digit int (int() of 1e1000000 took 68 s), its
+# fixed-point text is 100 MB; a coefficient of 10**6 digits is as slow to convert
+HUGE_DECIMALS = ["1e100000000", "1e-999999999999999999", "1e4300", "1" * 5000, "1e-4301", "NaN" + "1" * 5000]
+
+
+@pytest.mark.parametrize("text", HUGE_DECIMALS)
+def test_a_decimal_whose_exact_value_has_too_many_digits_is_refused_at_decode(text):
+    from safe_eval.errors import SandboxValueError
+
+    value = json.dumps({"$": "decimal", "v": text})
+    line = ('{"jsonrpc":"2.0","id":1,"result":{"value":' + value + ',"bindings":{}}}\n').encode()
+    with ScriptedBackend(_send(line)) as backend, backend.session() as s:
+        outcome = within(15, lambda: s.run("1", limits={"time": 5}))
+        assert isinstance(outcome, SandboxValueError), outcome
+        assert tagged_pids(s.workspace.path) == []

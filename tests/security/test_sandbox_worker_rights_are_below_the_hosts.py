@@ -85,6 +85,9 @@ def probe(request, interpreter):
         config = json.loads(argv[-1])
         spec = config["lockdown"]
         if request.param == "no-optional-layers":
+            if spec.get("keep_read"):
+                pytest.skip("a worker that keeps CAP_DAC_READ_SEARCH never serves without Landlock: "
+                            "test_a_worker_that_would_keep_the_read_capability_never_serves_without_landlock")
             spec.update(landlock=False, seccomp=False)
             argv[-1] = json.dumps(config)
         proc = subprocess.Popen(argv, cwd=cwd, env={}, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -161,3 +164,68 @@ def test_the_worker_reads_nothing_of_the_host_outside_what_it_runs(probe):
     assert seen["list /root"] == "EACCES"
     assert seen["list /"] == "EACCES"
     assert seen["socket"] in ("EPERM", "EACCES")
+
+
+# -- root without Landlock: the read capability is refused, not kept unbounded ------------------
+
+@pytest.fixture
+def no_landlock(monkeypatch):
+    """A host where Landlock cannot be applied (no landlockpy, or a kernel without it)."""
+    from safe_eval.sandbox import lockdown
+
+    monkeypatch.setattr(lockdown, "landlock_available", lambda: False)
+
+
+def test_a_root_host_without_landlock_refuses_a_worker_that_would_keep_the_read_capability(
+        monkeypatch, no_landlock):
+    # the worker kept CAP_DAC_READ_SEARCH to read a pyenv interpreter under a 0700 /root, and
+    # without Landlock read every file on the machine (/etc/shadow, /root/.ssh)
+    if os.getuid() != 0:
+        pytest.skip("only a root host's worker keeps a capability")
+    from safe_eval.errors import SandboxUnavailable
+    from safe_eval.sandbox import make_backend
+    from safe_eval.sandbox.doctor import diagnose
+
+    monkeypatch.setattr(subprocess_backend, "SYSTEM_BIN", "/nonexistent")
+    if not subprocess_backend.needs_read_capability(subprocess_backend.sandbox_python(), []):
+        pytest.skip("this interpreter is world-readable: no capability is needed")
+    with pytest.raises(SandboxUnavailable) as info:
+        make_backend("subprocess", pool_size=0)
+    message = str(info.value)
+    assert "CAP_DAC_READ_SEARCH" in message and "apt-get install python" in message
+    row = diagnose(("subprocess",))[0]
+    assert row["usable"] is False and "CAP_DAC_READ_SEARCH" in row["why"]
+
+
+def test_a_root_host_without_landlock_still_runs_a_worker_that_needs_no_capability(no_landlock):
+    # with a world-readable system interpreter the worker drops every capability: uid 65534
+    # bounds its reads, Landlock is not required
+    if os.getuid() == 0 and subprocess_backend.needs_read_capability(subprocess_backend.sandbox_python(), [
+            *__import__("safe_eval.sandbox.base", fromlist=["x"]).package_roots().values()]):
+        pytest.skip("no world-readable system interpreter here")
+    from safe_eval.sandbox import make_backend
+
+    with make_backend("subprocess", pool_size=0) as backend:
+        assert backend.run("1 + 1").value == 2
+
+
+def test_a_worker_that_would_keep_the_read_capability_never_serves_without_landlock(monkeypatch):
+    # whatever the host's probe said: the worker's own lockdown ends it before it reads a request
+    if os.getuid() != 0:
+        pytest.skip("only a root host's worker keeps a capability")
+    monkeypatch.setattr(subprocess_backend, "SYSTEM_BIN", "/nonexistent")
+    backend = SubprocessBackend(pool_size=0)
+    workspace = backend.new_workspace()
+    try:
+        argv, cwd = backend.worker_argv(workspace, backend.config(workspace))
+        config = json.loads(argv[-1])
+        if not config["lockdown"].get("keep_read"):
+            pytest.skip("this interpreter is world-readable: no capability is needed")
+        config["lockdown"]["landlock"] = False  # what a kernel without Landlock gives
+        argv[-1] = json.dumps(config)
+        proc = subprocess.run(argv, cwd=cwd, env={}, input=b"", capture_output=True, timeout=60)
+        assert proc.returncode != 0 and proc.stdout == b""  # never said ready
+        assert b"required isolation layer 'landlock'" in proc.stderr
+    finally:
+        workspace.remove()
+        backend.close()
