@@ -104,7 +104,7 @@ HELD_ACROSS_THE_SUSPENSION = {
     "an-await-in-a-list-comprehension-of-a-coroutine": (
         PAUSE + "async def c():\n    return [await Pause() for x in [marker]]\nit = c()\nit.send(None)\n"),
     "an-await-in-a-later-comparison-operand": (
-        PAUSE + "async def c():\n    return 1 < len([marker]) < await Pause()\nit = c()\nit.send(None)\n"),
+        PAUSE + "async def c():\n    return [] < [marker] < await Pause()\nit = c()\nit.send(None)\n"),
 }
 
 
