@@ -700,10 +700,14 @@ class StmtCompiler(CompilerBase):
                 return orelse(f)
             return r
 
+        parked = parks_frame(self.scope)
         inner = try_except if handlers else body
+        if parked and suspends([h.body for h in node.handlers]):
+            inner = _try_except_parked(body, handlers, orelse)
         if final is None:
             return inner
-
+        if parked and suspends(node.finalbody):
+            return _with_finally_parked(inner, final)
         return _with_finally(inner, final)
 
     def s_TryStar(self, node: ast.TryStar) -> St:
@@ -729,7 +733,8 @@ class StmtCompiler(CompilerBase):
 
         if final is None:
             return try_star
-
+        if parks_frame(self.scope) and suspends(node.finalbody):
+            return _with_finally_parked(try_star, final)
         return _with_finally(try_star, final)
 
     def _handler(self, h: ast.ExceptHandler) -> tuple[Any, Callable[[Frame, BaseException], Any]]:
@@ -834,7 +839,10 @@ class StmtCompiler(CompilerBase):
                     raise
                 except BaseException as e:
                     ex = enter_guest(e)
-                    if not wait([f[k + 2](f[k], type(ex), ex, None)]):
+                    del e  # no local holds the exception while ``__aexit__`` suspends
+                    exiting = [f[k + 2](f[k], type(ex), ex, None)]
+                    del ex
+                    if not wait(exiting):
                         raise
                     return None
                 wait([f[k + 2](f[k], None, None, None)])
@@ -1114,3 +1122,56 @@ def _with_finally(inner: St, final: St) -> St:
         r2 = final(f)
         return r2 if r2 is not None else r
     return try_finally
+
+
+def _try_except_parked(body: St, handlers: list[tuple[Any, Callable[[Frame, BaseException], Any]]],
+                       orelse: St | None) -> St:
+    """``try``/``except`` whose handler body can suspend, in a body whose frame is parked while
+    suspended: no local of this host frame names the exception while the handler runs (the
+    thread's handled exception does, which the suspension parks: see ``handled``)."""
+    from safe_eval.interpreter.handled import set_handled
+
+    def try_except_parked(f: Frame) -> Any:
+        try:
+            r = body(f)
+        except _NOT_CATCHABLE:
+            raise
+        except BaseException as e:
+            if e.__class__ is RecursionError and not guest_raised(e) and depth_limit_of(e) is None:
+                raise  # the host's own limit (see ``try_except``)
+            box = [enter_guest(e)]
+            for match, run in handlers:
+                if match is None or _matches(box[0], match(f)):
+                    if box[0] is not e:  # the guest's copy is the exception being handled
+                        ex = box[0]
+                        ex.__cause__, ex.__context__, ex.__suppress_context__ = None, e.__context__, False
+                        set_handled(ex)
+                        del ex
+                    del e
+                    return run(f, box.pop())
+            raise
+        if orelse is not None and r is None:
+            return orelse(f)
+        return r
+    return try_except_parked
+
+
+def _with_finally_parked(inner: St, final: St) -> St:
+    """``_with_finally`` whose ``finally`` block can suspend: no local names the exception it
+    runs for (the thread's handled exception does, parked by the suspension)."""
+
+    def try_finally_parked(f: Frame) -> Any:
+        try:
+            r = inner(f)
+        except BaseException as e:
+            if e.__class__ is Discarded or isinstance(e, LimitExceeded):
+                raise
+            catchable = not isinstance(e, _NOT_CATCHABLE)
+            del e
+            r2 = final(f)
+            if r2 is not None and catchable:
+                return r2
+            raise  # the exception this clause handles (restored by any suspension in between)
+        r2 = final(f)
+        return r2 if r2 is not None else r
+    return try_finally_parked

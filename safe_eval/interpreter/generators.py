@@ -24,6 +24,7 @@ from safe_eval.interpreter import compile_stmt as _compile_stmt
 from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.compile_stmt import Discarded
 from safe_eval.interpreter.functions import Origin, current_origin
+from safe_eval.interpreter.handled import handled, set_handled
 from safe_eval.interpreter.identity import register_internal_type
 from safe_eval.interpreter.runtime import Frame
 from safe_eval.interpreter.tracebacks import CodeInfo
@@ -82,13 +83,46 @@ def _guest_greenlet() -> _GuestGreenlet:
 def yield_value(box: list[Any]) -> Any:
     g = _guest_greenlet()
     g.out = box.pop()  # the suspended frames keep nothing the guest could make lead back to its run
-    return g.parent.switch(_YIELDED)
+    if handled() is None:
+        return g.parent.switch(_YIELDED)
+    return _switch_handling(g)
 
 
 def yield_async(box: list[Any]) -> Any:
     g = _guest_greenlet()
     g.out = _AsyncYield(box.pop())
-    return g.parent.switch(_YIELDED)
+    if handled() is None:
+        return g.parent.switch(_YIELDED)
+    return _switch_handling(g)
+
+
+def _switch_handling(g: _GuestGreenlet) -> Any:
+    """Suspend a body that is handling an exception: the exception waits on the body's frame
+    tail (parked with it), not in the thread state greenlet saves with the suspended greenlet
+    (see ``handled``); it is the handled exception again once the body resumes, and an
+    exception thrown in at the suspension gets it as ``__context__``, as CPython's ``throw``
+    chains it."""
+    f: Frame = g.frame
+    k = len(f)
+    f.append(handled())
+    set_handled(None)
+    if handled() is not None:  # held further down the chain (a host generator's frame): as is
+        set_handled(f.pop())
+        return g.parent.switch(_YIELDED)
+    try:
+        v = g.parent.switch(_YIELDED)
+        thrown = False
+    except BaseException as e:  # thrown in; leaving this clause leaves no exception handled
+        v, thrown = e, True
+    if len(f) > k:  # (a greenlet killed on its thread's death finds its frame still parked)
+        set_handled(f[k])
+        del f[k:]
+    try:
+        if thrown:
+            raise v  # raised while the body's exception is handled: chained to it
+        return v
+    finally:
+        del v
 
 
 def _body_runner(body: Callable[[Frame], Any], frame: Frame, info: CodeInfo, is_async: bool) -> Any:
