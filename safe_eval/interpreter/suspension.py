@@ -52,6 +52,8 @@ _MEMO = "_safe_eval_suspends"
 def _suspends(node: ast.AST) -> bool:
     if isinstance(node, _SUSPENSIONS):
         return True
+    if isinstance(node, ast.comprehension) and node.is_async:  # each item is awaited
+        return True
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return suspends(node.decorator_list) or suspends(node.args)
     if isinstance(node, ast.Lambda):
@@ -64,12 +66,13 @@ def _suspends(node: ast.AST) -> bool:
 
 
 def parks_frame(scope: Any) -> bool:
-    """The scope's frame is the one ``Resumable._park`` moves aside while its body is
-    suspended: a generator (also a generator expression) or an ``async def`` body."""
+    """The scope's frame is one ``Resumable._park`` moves aside while its body is suspended:
+    a generator (also a generator expression) or an ``async def`` body, and a list/set/dict
+    comprehension that suspends in one of those (its frame is parked with the body's)."""
     if scope.kind != "function":
         return False
-    return bool(scope.is_generator) or (not scope.is_comprehension
-                                        and isinstance(scope.node, ast.AsyncFunctionDef))
+    return bool(scope.is_generator) or scope.parked_inline or (
+        not scope.is_comprehension and isinstance(scope.node, ast.AsyncFunctionDef))
 
 
 def next_onto(f: Frame, k: int) -> bool:
