@@ -487,7 +487,8 @@ def _parked_emit(node: ast.ListComp | ast.SetComp | ast.DictComp | ast.Generator
     return emit_element
 
 
-def _comprehension_parked(new_frame: Callable[[Frame], Frame], loop: Any, kind: type, acc: int) -> Any:
+def _comprehension_parked(new_frame: Callable[[Frame], Frame], loop: Any, kind: type,
+                          acc: int) -> Callable[[Frame], Any]:
     """A list/set/dict comprehension that can suspend, in a body whose frame is parked while
     suspended: its own frame goes on the body's greenlet's ``inner`` list for the time it runs,
     so ``Resumable._park`` parks it with the body's, and what it holds lives there (the result
@@ -515,4 +516,4 @@ def _comp_suspends(node: ast.ListComp | ast.SetComp | ast.DictComp) -> bool:
     evaluated in the enclosing frame)."""
     g0 = node.generators[0]
     parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
-    return (g0.is_async or suspends([*parts, g0.target, *g0.ifs, *node.generators[1:]]))
+    return bool(g0.is_async) or suspends([*parts, g0.target, *g0.ifs, *node.generators[1:]])

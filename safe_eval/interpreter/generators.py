@@ -57,9 +57,9 @@ class _GuestGreenlet(greenlet):  # type: ignore[misc]
 
     ``frame`` is the body's frame, whose tail keeps what a suspended ``yield from``/``await``
     holds (see ``suspension``); ``inner`` the frames of the list/set/dict comprehensions it is
-    running that can suspend (parked with it: ``inner_frames``); ``out`` carries a yielded value to the resumer, so that no
-    host frame of the suspended body holds it (an argument of ``switch`` stays on the
-    caller's stack until the switch returns)."""
+    running that can suspend (parked with it: ``inner_frames``); ``out`` carries a yielded
+    value to the resumer, so that no host frame of the suspended body holds it (an argument
+    of ``switch`` stays on the caller's stack until the switch returns)."""
 
     __slots__ = ("frame", "inner", "out")
 
@@ -155,8 +155,8 @@ def _body_runner(body: Callable[[Frame], Any], frame: Frame, info: CodeInfo, is_
 class Resumable:
     """Shared machinery: resume the greenlet with a value or an exception."""
 
-    __slots__ = ("_g", "_frame", "_parked", "_parked_inner", "_info", "_started", "_done", "_running", "_origin",
-                 "__weakref__")
+    __slots__ = ("_g", "_frame", "_parked", "_parked_inner", "_info", "_started", "_done", "_running",
+                 "_origin", "__weakref__")
 
     def __init__(self, body: Callable[[Frame], Any], frame: Frame, info: CodeInfo, is_async: bool) -> None:
         self._g = g = _GuestGreenlet(_body_runner(body, frame, info, is_async))
@@ -192,7 +192,9 @@ class Resumable:
             return resumed
         frame = self._frame
         b = ctx.budget
-        self._unpark(b)
+        # kept until this resume returns: the parked lists freed while the body runs from a
+        # finalizer the collector called crashed CPython's finalize_garbage (3.11, 3.13)
+        _kept = self._unpark(b)
         b.depth += 1
         if b.depth > b.max_depth:
             b.too_deep()
@@ -251,8 +253,9 @@ class Resumable:
             for fr in inner:
                 fr.clear()
 
-    def _unpark(self, budget: Budget) -> None:
-        """Put the parked contents back, every frame drawing on ``budget`` from now on."""
+    def _unpark(self, budget: Budget) -> tuple[Frame | None, list[Frame] | None]:
+        """Put the parked contents back, every frame drawing on ``budget`` from now on; the
+        lists they were parked in."""
         parked = self._parked
         if parked is not None:
             self._frame[:] = parked
@@ -264,6 +267,7 @@ class Resumable:
                 fr[:] = saved
                 fr[1] = budget
             self._parked_inner = None
+        return parked, inner
 
     def _kind(self) -> str:
         return "generator"
@@ -323,7 +327,7 @@ class Resumable:
         g = self._g
         if g.dead:
             return
-        self._unpark(_SPENT)
+        _kept = self._unpark(_SPENT)  # kept until the unwinding returns (see ``_resume``)
         try:
             g.gr_context = Context()
             g.parent = getcurrent()

@@ -67,13 +67,14 @@ AWAITING_IN = {
 }
 
 
-def _dropped_after_the_run(code: str) -> weakref.ref[Any]:
+def _dropped_after_the_run(code: str, passes: int = 1) -> weakref.ref[Any]:
     env: dict[str, Any] = {}
     safe_eval.safe_exec(MARKER + code, env)
     alive = weakref.ref(env["marker"])
     env.clear()
     del env
-    gc.collect()
+    for _ in range(passes):
+        gc.collect()
     return alive
 
 
@@ -90,29 +91,96 @@ def test_a_coroutine_suspended_where_the_interpreter_holds_its_run_dies_when_the
     assert _dropped_after_the_run(code + "it = c()\nit.send(None)\n")() is None
 
 
-# The known gap (docs/security-model.md, "Nothing outlives a run"): an exception handled or
-# propagating across the suspension is held by the greenlet's saved exception state, and an
-# ``await`` in an inline comprehension or a later comparison operand keeps its operands in host
-# frames. Each keeps the run's namespace resident after the host dropped everything.
+# An exception handled or propagating across the suspension: the switch parks it on the body's
+# frame, off the thread state greenlet saves with the suspended greenlet
+# (``interpreter/handled.py``, ``generators._switch_handling``), and the handler's host frames
+# name it in no local (``compile_stmt._try_except_parked``/``_with_finally_parked``); a
+# list/set/dict comprehension that suspends parks its own frame with the body's
+# (``compiler._comprehension_parked``); a comparison chain keeps its next left operand on the
+# tail (``suspension._chain``).
 HELD_ACROSS_THE_SUSPENSION = {
     "a-yield-in-an-except-block": (
         "def g():\n    try:\n        raise ValueError(marker)\n    except ValueError:\n        yield 1\n"
         "it = g()\nnext(it)\n"),
+    "a-yield-in-a-named-except-block": (
+        "def g():\n    try:\n        raise ValueError(marker)\n    except ValueError as e:\n        yield 1\n"
+        "it = g()\nnext(it)\n"),
+    "a-yield-handling-a-host-raised-exception": (
+        "def g():\n    try:\n        {}[marker]\n    except KeyError:\n        yield 1\nit = g()\nnext(it)\n"),
     "a-yield-in-a-finally-run-for-an-exception": (
         "def g():\n    try:\n        raise ValueError(marker)\n    finally:\n        yield 1\n"
         "it = g()\nnext(it)\n"),
+    "a-yield-in-an-except-inside-a-with-inside-a-for": (
+        CM + "def g():\n    for i in [1]:\n        with CM():\n            try:\n"
+        "                raise ValueError(marker)\n            except ValueError:\n                yield i\n"
+        "it = g()\nnext(it)\n"),
+    "an-await-in-an-except-block-of-a-coroutine": (
+        PAUSE + "async def c():\n    try:\n        raise ValueError(marker)\n    except ValueError:\n"
+        "        await Pause()\nit = c()\nit.send(None)\n"),
+    "a-yield-in-an-except-block-of-an-async-generator": (
+        "async def ag():\n    try:\n        raise ValueError(marker)\n    except ValueError:\n        yield 1\n"
+        "it = ag()\nstep = it.__anext__().__await__()\ntry:\n    next(step)\nexcept StopIteration:\n    pass\n"),
+    "an-await-in-a-finally-of-an-async-generator": (
+        PAUSE + "async def ag():\n    try:\n        raise ValueError(marker)\n    finally:\n        await Pause()\n"
+        "        yield 1\nit = ag()\nstep = it.__anext__().__await__()\nnext(step)\n"),
+    "an-async-with-exit-awaiting-for-an-exception": (
+        PAUSE + "class ACM:\n    async def __aenter__(self):\n        return self\n"
+        "    async def __aexit__(self, *exc):\n        await Pause()\n"
+        "async def c():\n    async with ACM():\n        raise ValueError(marker)\nit = c()\nit.send(None)\n"),
     "an-await-in-a-list-comprehension-of-a-coroutine": (
         PAUSE + "async def c():\n    return [await Pause() for x in [marker]]\nit = c()\nit.send(None)\n"),
+    "an-await-in-a-set-comprehension-of-a-coroutine": (
+        PAUSE + "async def c():\n    return {await Pause() for x in [marker]}\nit = c()\nit.send(None)\n"),
+    "an-await-in-a-dict-comprehension-value": (
+        PAUSE + "async def c():\n    return {x: await Pause() for x in [marker]}\nit = c()\nit.send(None)\n"),
+    "an-await-in-a-comprehension-holding-its-result-so-far": (
+        PAUSE + "async def c():\n    return [(x, await Pause()) for x in [1, 2] if [marker]]\n"
+        "it = c()\nit.send(None)\nit.send(None)\n"),
+    "an-async-comprehension-of-a-coroutine": (
+        PAUSE + AITER + "async def c():\n    return [x async for x in Feed()]\nit = c()\nit.send(None)\n"),
     "an-await-in-a-later-comparison-operand": (
         PAUSE + "async def c():\n    return [] < [marker] < await Pause()\nit = c()\nit.send(None)\n"),
 }
+if sys.version_info >= (3, 11):  # an await in a comprehension nested in one: 3.11+ syntax
+    HELD_ACROSS_THE_SUSPENSION["an-await-in-a-nested-comprehension"] = (
+        PAUSE + "async def c():\n    return [[await Pause() for y in [x]] for x in [marker]]\n"
+        "it = c()\nit.send(None)\n")
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: held by greenlet exception state or host frames")
+# On 3.10 a generator discarded while handling an exception is freed one collection later (so
+# it was before this was closed: 3.10 never kept it for good; its unwinding keeps the cycle
+# through that collection); 3.11+ frees it in the first.
+_PASSES = 2 if sys.version_info < (3, 11) else 1
+
+
 @pytest.mark.parametrize("code", [pytest.param(v, id=k) for k, v in HELD_ACROSS_THE_SUSPENSION.items()])
 def test_a_body_suspended_while_the_interpreter_holds_an_exception_or_operands_dies_when_the_host_drops_env(
         code: str) -> None:
-    assert _dropped_after_the_run(code)() is None
+    assert _dropped_after_the_run(code, _PASSES)() is None
+
+
+# What is still held across a suspension (docs/security-model.md, "Nothing outlives a run"):
+# a handler running inside another handler (the inner host ``except`` clause keeps the outer
+# exception on its value stack, where no switch can take it), and an ``except*`` clause
+# (``exception_star.handle_star`` holds the group in its host frames while a clause runs).
+STILL_HELD = {
+    "a-yield-in-an-except-block-inside-another": (
+        "def g():\n    try:\n        raise ValueError(marker)\n    except ValueError:\n        try:\n"
+        "            raise KeyError(1)\n        except KeyError:\n            yield 1\nit = g()\nnext(it)\n"),
+}
+if sys.version_info >= (3, 11):
+    STILL_HELD["a-yield-in-an-except-star-clause"] = (
+        "def g():\n    try:\n        raise ExceptionGroup('e', [ValueError(marker)])\n    except* ValueError:\n"
+        "        yield 1\nit = g()\nnext(it)\n")
+
+
+@pytest.mark.xfail(sys.version_info >= (3, 11), strict=True,  # 3.10 frees them (a collection later)
+                   reason="known gap: the outer exception on a host except clause's value stack "
+                   "(nested handlers); the group in handle_star's host frames (except*)")
+@pytest.mark.parametrize("code", [pytest.param(v, id=k) for k, v in STILL_HELD.items()])
+def test_a_body_suspended_in_a_nested_handler_or_an_except_star_clause_dies_when_the_host_drops_env(
+        code: str) -> None:
+    assert _dropped_after_the_run(code, _PASSES)() is None
 
 
 # -- the same generators still behave as CPython's while they are alive -------------------
