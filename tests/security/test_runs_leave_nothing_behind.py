@@ -226,6 +226,29 @@ RESUMED = {
         "    r.append(list(x * y for x in [1, 2] if x for y in range(x)))\n    return r\n"
         "out = asyncio.run(main())",
         ['m1', 'm2', 'm3', [2, 4, 6], [0, 0, 2]]),
+    "handlers-and-finally-across-suspensions": (
+        "def g():\n    try:\n        raise ValueError('v')\n    except ValueError:\n        yield 1\n"
+        "        try:\n            int('x')\n        except ValueError as e2:\n            yield repr(e2.__context__)\n"
+        "        try:\n            yield 2\n        except KeyError as k:\n            yield repr(k.__context__)\n"
+        "        raise\n"
+        "def h():\n    try:\n        raise KeyError('f')\n    finally:\n        yield 3\n"
+        "def run(gen, throw=None):\n    out = []\n    try:\n        for v in gen:\n            out.append(v)\n"
+        "            if v == 2:\n                out.append(gen.throw(KeyError('t')))\n"
+        "    except Exception as e:\n        out.append((repr(e), repr(e.__context__)))\n    return out\n"
+        "out = run(g()) + run(h())",
+        [1, "ValueError('v')", 2, "ValueError('v')", ("ValueError('v')", 'None'), 3, ("KeyError('f')", 'None')]),
+    "a-handler-closed-while-suspended": (
+        "log = []\ndef g():\n    try:\n        raise ValueError('v')\n    except ValueError:\n        try:\n"
+        "            yield 1\n        except GeneratorExit as x:\n            log.append(repr(x.__context__))\n"
+        "            raise\nit = g()\nnext(it)\nit.close()\nout = log",
+        ["ValueError('v')"]),
+    "awaits-in-comprehensions-and-comparison-chains": (
+        "import asyncio\nasync def v(x):\n    await asyncio.sleep(0)\n    return x\n"
+        "async def main():\n    return ([await v(x) for x in range(3)], {await v(x % 2) for x in range(4)},\n"
+        "            {x: await v(x * 2) for x in range(2) if await v(x >= 0)},\n"
+        "            [0 < x < await v(2) for x in range(4)], 0 < await v(1) < await v(2) < 3)\n"
+        "out = asyncio.run(main())",
+        ([0, 1, 2], {0, 1}, {0: 0, 1: 2}, [False, True, False, False], True)),
 }
 
 
