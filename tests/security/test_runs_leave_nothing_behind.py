@@ -138,6 +138,9 @@ HELD_ACROSS_THE_SUSPENSION = {
         "it = c()\nit.send(None)\nit.send(None)\n"),
     "an-async-comprehension-of-a-coroutine": (
         PAUSE + AITER + "async def c():\n    return [x async for x in Feed()]\nit = c()\nit.send(None)\n"),
+    "a-call-whose-later-argument-is-an-async-comprehension": (
+        PAUSE + AITER + "def f(a, b):\n    return a\nasync def c():\n    f([marker], [x async for x in Feed()])\n"
+        "it = c()\nit.send(None)\n"),
     "an-await-in-a-later-comparison-operand": (
         PAUSE + "async def c():\n    return [] < [marker] < await Pause()\nit = c()\nit.send(None)\n"),
 }
