@@ -1128,10 +1128,17 @@ def _try_except_parked(body: St, handlers: list[tuple[Any, Callable[[Frame, Base
                        orelse: St | None) -> St:
     """``try``/``except`` whose handler body can suspend, in a body whose frame is parked while
     suspended: no local of this host frame names the exception while the handler runs (the
-    thread's handled exception does, which the suspension parks: see ``handled``)."""
-    from safe_eval.interpreter.handled import set_handled
+    thread's handled exception does, which the suspension parks: see ``handled``). Inside
+    another handler the handler body runs outside any host ``except`` clause
+    (``_try_except_nested``): a clause keeps the exception handled before it on its frame's
+    value stack, where no suspension can take it from."""
+    from safe_eval.interpreter.handled import handled, set_handled
+
+    nested = _try_except_nested(body, handlers, orelse)
 
     def try_except_parked(f: Frame) -> Any:
+        if handled() is not None:
+            return nested(f)
         try:
             r = body(f)
         except _NOT_CATCHABLE:
@@ -1156,11 +1163,81 @@ def _try_except_parked(body: St, handlers: list[tuple[Any, Callable[[Frame, Base
     return try_except_parked
 
 
+def _try_except_nested(body: St, handlers: list[tuple[Any, Callable[[Frame, BaseException], Any]]],
+                       orelse: St | None) -> St:
+    """``_try_except_parked`` entered while an exception is handled: the exception caught waits
+    on the frame's tail (the one handled before under it) and becomes the handled exception
+    for the handler body by ``set_handled``, not by a host ``except`` clause; the one handled
+    before is put back after, and what leaves goes on unchained (``_raise_as_is``), as it
+    would have left a clause."""
+    from safe_eval.interpreter.handled import handled, set_handled
+
+    def try_except_nested(f: Frame) -> Any:
+        k = len(f)
+        f.append(handled())  # f[k]: the exception handled around this statement
+        try:
+            r = _caught(body, f, _NOT_CATCHABLE)
+            if r is not _CAUGHT:
+                if orelse is not None and r is None:
+                    return orelse(f)
+                return r
+            e = f[k + 1]  # not named across a suspension: the handler runs below with it deleted
+            if e.__class__ is RecursionError and not guest_raised(e) and depth_limit_of(e) is None:
+                _raise_as_is(e)  # the host's own limit (see ``try_except``)
+            ex = enter_guest(e)
+            if ex is not e:
+                ex.__cause__, ex.__context__, ex.__suppress_context__ = None, e.__context__, False
+                f[k + 1] = ex
+            del e, ex
+            set_handled(f[k + 1])
+            r = _CAUGHT
+            for match, run in handlers:
+                if match is None or _matches(f[k + 1], match(f)):
+                    r = _caught(lambda fr: run(fr, fr.pop()), f, _NOT_CATCHABLE)  # noqa: B023
+                    break
+            set_handled(f[k])
+            if r is _CAUGHT:  # no clause matched, or the clause raised: it goes on as it was
+                _raise_as_is(f.pop())
+            return r
+        finally:
+            del f[k:]
+    return try_except_nested
+
+
+_CAUGHT = object()
+
+
+def _caught(run: St, f: Frame, passing: tuple[type[BaseException], ...]) -> Any:
+    """``run(f)``; an exception it raises (except ``passing``) goes onto ``f``'s tail and
+    ``_CAUGHT`` is returned, the exception handled before put back by leaving this clause."""
+    try:
+        return run(f)
+    except passing:
+        raise
+    except BaseException as e:
+        f.append(e)
+        return _CAUGHT
+
+
+def _unchained() -> Any:
+    yield
+
+
+def _raise_as_is(e: BaseException) -> None:
+    """Raise ``e`` leaving its ``__context__`` as it is (a ``raise`` statement would chain it to
+    the exception handled now): thrown into a generator never started, which handles none."""
+    _unchained().throw(e)
+
+
 def _with_finally_parked(inner: St, final: St) -> St:
     """``_with_finally`` whose ``finally`` block can suspend: no local names the exception it
-    runs for (the thread's handled exception does, parked by the suspension)."""
+    runs for (the thread's handled exception does, parked by the suspension). Inside another
+    handler the block runs outside any host clause, as ``_try_except_nested`` says why."""
+    from safe_eval.interpreter.handled import handled, set_handled
 
     def try_finally_parked(f: Frame) -> Any:
+        if handled() is not None:
+            return try_finally_nested(f)
         try:
             r = inner(f)
         except BaseException as e:
@@ -1174,4 +1251,29 @@ def _with_finally_parked(inner: St, final: St) -> St:
             raise  # the exception this clause handles (restored by any suspension in between)
         r2 = final(f)
         return r2 if r2 is not None else r
+
+    def try_finally_nested(f: Frame) -> Any:
+        k = len(f)
+        f.append(handled())  # f[k]: the exception handled around this statement
+        try:
+            r = _caught(inner, f, ())
+            if r is not _CAUGHT:
+                r2 = final(f)
+                return r2 if r2 is not None else r
+            e = f[k + 1]
+            if e.__class__ is Discarded or isinstance(e, LimitExceeded):
+                _raise_as_is(e)
+            catchable = not isinstance(e, _NOT_CATCHABLE)
+            del e
+            set_handled(f[k + 1])
+            r2 = _caught(final, f, ())
+            set_handled(f[k])
+            if r2 is _CAUGHT:  # the finally block raised: that goes on
+                _raise_as_is(f.pop())
+            if r2 is not None and catchable:
+                return r2
+            _raise_as_is(f[k + 1])
+            return None  # unreachable
+        finally:
+            del f[k:]
     return try_finally_parked
