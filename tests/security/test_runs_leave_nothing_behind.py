@@ -260,6 +260,12 @@ RESUMED = {
         "        out.append((repr(e), repr(e.__context__)))\n    return out + log\nout = run()",
         [1, 2, "ValueError('a')", 3, ("KeyError('d')", "ValueError('a')"),
          ('s', "ValueError('a')"), "KeyError('b')"]),
+    "an-exception-leaving-a-handler-inside-a-handler-keeps-its-context": (
+        "def g():\n    try:\n        raise ValueError('a')\n    except ValueError:\n        try:\n"
+        "            try:\n                raise KeyError('e')\n            except KeyError:\n"
+        "                yield 1\n                raise TypeError('f')\n        except TypeError as t:\n"
+        "            yield repr(t.__context__)\nout = list(g())",
+        [1, "KeyError('e')"]),
     "awaits-in-comprehensions-and-comparison-chains": (
         "import asyncio\nasync def v(x):\n    await asyncio.sleep(0)\n    return x\n"
         "async def main():\n    return ([await v(x) for x in range(3)], {await v(x % 2) for x in range(4)},\n"
