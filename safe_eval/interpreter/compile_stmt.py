@@ -731,11 +731,14 @@ class StmtCompiler(CompilerBase):
                 return orelse(f)
             return r
 
+        inner: St = try_star
+        if parks_frame(self.scope) and suspends([h.body for h in node.handlers]):
+            inner = _try_star_parked(body, clauses, orelse)
         if final is None:
-            return try_star
+            return inner
         if parks_frame(self.scope) and suspends(node.finalbody):
-            return _with_finally_parked(try_star, final)
-        return _with_finally(try_star, final)
+            return _with_finally_parked(inner, final)
+        return _with_finally(inner, final)
 
     def _handler(self, h: ast.ExceptHandler) -> tuple[Any, Callable[[Frame, BaseException], Any]]:
         match = self.expr(h.type) if h.type is not None else None
@@ -1277,3 +1280,40 @@ def _with_finally_parked(inner: St, final: St) -> St:
         finally:
             del f[k:]
     return try_finally_parked
+
+
+def _try_star_parked(body: St, clauses: list[Any], orelse: St | None) -> St:
+    """``try``/``except*`` whose clause bodies can suspend, in a body whose frame is parked
+    while suspended: the exception waits on the frame's tail, the clauses run outside any host
+    ``except`` clause (``exception_star.handle_star_parked``), and what remains is raised as
+    ``handle_star`` raises it (chained to the exception caught), then goes on unchained with
+    the exception handled around the statement put back (see ``_try_except_nested``)."""
+    from safe_eval.interpreter.exception_star import handle_star_parked
+    from safe_eval.interpreter.handled import handled, set_handled
+
+    def try_star_parked(f: Frame) -> Any:
+        k = len(f)
+        f.append(handled())  # f[k]: the exception handled around this statement
+        try:
+            r = _caught(body, f, _NOT_CATCHABLE)
+            if r is not _CAUGHT:
+                if orelse is not None and r is None:
+                    return orelse(f)
+                return r
+            f[k + 1] = enter_guest(f[k + 1])
+            set_handled(f[k + 1])  # as inside the clause ``handle_star`` runs in
+            f.append(handle_star_parked(clauses, f, k + 1, _NOT_CATCHABLE, set_handled, _caught, _CAUGHT))
+            if f[-1] is None:
+                set_handled(f[k])
+                return None
+            _caught(_raise_last, f, ())  # raised under the exception caught: chained as ``raise``
+            set_handled(f[k])
+            _raise_as_is(f.pop())
+            return None  # unreachable
+        finally:
+            del f[k:]
+    return try_star_parked
+
+
+def _raise_last(f: Frame) -> None:
+    raise f[-1]

@@ -153,10 +153,13 @@ HELD_ACROSS_THE_SUSPENSION = {
     "an-await-in-a-later-comparison-operand": (
         PAUSE + "async def c():\n    return [] < [marker] < await Pause()\nit = c()\nit.send(None)\n"),
 }
-if sys.version_info >= (3, 11):  # an await in a comprehension nested in one: 3.11+ syntax
+if sys.version_info >= (3, 11):  # 3.11+ syntax: an await in a nested comprehension, except*
     HELD_ACROSS_THE_SUSPENSION["an-await-in-a-nested-comprehension"] = (
         PAUSE + "async def c():\n    return [[await Pause() for y in [x]] for x in [marker]]\n"
         "it = c()\nit.send(None)\n")
+    HELD_ACROSS_THE_SUSPENSION["a-yield-in-an-except-star-clause"] = (
+        "def g():\n    try:\n        raise ExceptionGroup('e', [ValueError(marker), KeyError(1)])\n"
+        "    except* ValueError:\n        yield 1\n    except* KeyError:\n        pass\nit = g()\nnext(it)\n")
 
 
 # On 3.10 a generator discarded while handling an exception is freed one collection later (so
@@ -169,23 +172,6 @@ _PASSES = 2 if sys.version_info < (3, 11) else 1
 def test_a_body_suspended_while_the_interpreter_holds_an_exception_or_operands_dies_when_the_host_drops_env(
         code: str) -> None:
     assert _dropped_after_the_run(code, _PASSES)() is None
-
-
-# What is still held across a suspension (docs/security-model.md, "Nothing outlives a run"):
-# an ``except*`` clause (``exception_star.handle_star`` holds the group in its host frames, and
-# runs the clause in a host ``except`` clause, while it runs).
-STILL_HELD = {
-    "a-yield-in-an-except-star-clause": (
-        "def g():\n    try:\n        raise ExceptionGroup('e', [ValueError(marker)])\n    except* ValueError:\n"
-        "        yield 1\nit = g()\nnext(it)\n"),
-}
-
-
-@pytest.mark.skipif(sys.version_info < (3, 11), reason="except* is 3.11+ syntax")
-@pytest.mark.xfail(strict=True, reason="known gap: the group in handle_star's host frames and clause (except*)")
-@pytest.mark.parametrize("code", [pytest.param(v, id=k) for k, v in STILL_HELD.items()])
-def test_a_body_suspended_in_an_except_star_clause_dies_when_the_host_drops_env(code: str) -> None:
-    assert _dropped_after_the_run(code)() is None
 
 
 # -- the same generators still behave as CPython's while they are alive -------------------
@@ -266,6 +252,17 @@ RESUMED = {
         "                yield 1\n                raise TypeError('f')\n        except TypeError as t:\n"
         "            yield repr(t.__context__)\nout = list(g())",
         [1, "KeyError('e')"]),
+    "except-star-clauses-across-suspensions": (
+        "def g():\n    try:\n        raise OSError('outer')\n    except OSError:\n        try:\n"
+        "            raise ExceptionGroup('eg', [ValueError(1), KeyError(2), TypeError(3)])\n"
+        "        except* ValueError as eg:\n            x = yield repr(eg.exceptions)\n"
+        "            try:\n                yield x\n            except IndexError as i:\n"
+        "                yield repr(i.__context__)\n        except* KeyError:\n            yield 'k'\n"
+        "            raise\n"
+        "def run():\n    it = g()\n    out = [next(it), it.send('s'), it.throw(IndexError('i')), next(it)]\n"
+        "    try:\n        next(it)\n    except ExceptionGroup as e:\n"
+        "        out.append(repr(e.exceptions))\n    return out\nout = run()",
+        ["(ValueError(1),)", 's', "ExceptionGroup('eg', [ValueError(1)])", 'k', "(KeyError(2), TypeError(3))"]),
     "awaits-in-comprehensions-and-comparison-chains": (
         "import asyncio\nasync def v(x):\n    await asyncio.sleep(0)\n    return x\n"
         "async def main():\n    return ([await v(x) for x in range(3)], {await v(x % 2) for x in range(4)},\n"
@@ -274,6 +271,10 @@ RESUMED = {
         "out = asyncio.run(main())",
         ([0, 1, 2], {0, 1}, {0: 0, 1: 2}, [False, True, False, False], True)),
 }
+
+
+if sys.version_info < (3, 11):  # except* is 3.11+ syntax
+    del RESUMED["except-star-clauses-across-suspensions"]
 
 
 @pytest.mark.parametrize(("code", "expected"), [pytest.param(*v, id=k) for k, v in RESUMED.items()])
