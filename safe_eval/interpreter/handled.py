@@ -11,7 +11,10 @@ body takes the handled exception off the thread state onto the body's frame tail
 (``generators._switch_handling``): inside the handler, bare ``raise``, implicit ``__context__``
 and a thrown-in exception's context see it as in CPython. The interpreter's own host frames
 hold no reference to it across the switch (``compile_stmt``'s ``try_except_parked``,
-``try_finally_parked``, ``with_parked``).
+``try_finally_parked``, ``with_parked``); a handler entered while another exception is handled,
+and an ``except*`` clause, run outside any host ``except`` clause, their exception made the
+handled one here (``compile_stmt._try_except_nested``, ``_try_star_parked``): a clause keeps
+the exception handled before it on its frame's value stack, where no switch can take it from.
 
 Python cannot set the thread's handled exception; the C API can (``PyErr_SetHandledException``
 on 3.11+, ``PyErr_SetExcInfo`` on 3.10), through ``ctypes.pythonapi`` (the GIL is held).
