@@ -115,8 +115,11 @@ def _switch_handling(g: _GuestGreenlet) -> Any:
     k = len(f)
     f.append(handled())
     set_handled(None)
-    if handled() is not None:  # held further down the chain (a host generator's frame): as is
-        set_handled(f.pop())
+    if handled() is not None:  # held further down the chain (a host generator runs): as is
+        held = f.pop()
+        if handled() is not held:  # what was cleared was not None: put it back
+            set_handled(held)
+        del held
         return g.parent.switch(_YIELDED)
     try:
         v = g.parent.switch(_YIELDED)
