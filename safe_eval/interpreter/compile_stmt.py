@@ -13,6 +13,7 @@ from safe_eval.errors import InternalError, LimitExceeded, SafeEvalError
 from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.compile_base import CompilerBase
 from safe_eval.interpreter.compile_expr import binop_fn, get_attr
+from safe_eval.interpreter.handled import raise_as_is as _raise_as_is
 from safe_eval.interpreter.runtime import BREAK, CONTINUE, RETURN, UNBOUND, Frame
 from safe_eval.interpreter.scopes import CELL, FAST, unbound_free, unbound_local
 from safe_eval.interpreter.specialize import BODY, PARAM, VALUE, Branch, if_compare_closure, if_return_closure
@@ -1196,10 +1197,10 @@ def _try_except_nested(body: St, handlers: list[tuple[Any, Callable[[Frame, Base
             r = _CAUGHT
             for match, run in handlers:
                 if match is None or _matches(f[k + 1], match(f)):
-                    r = _caught(lambda fr: run(fr, fr.pop()), f, _NOT_CATCHABLE)  # noqa: B023
+                    r = _caught(lambda fr: run(fr, fr.pop()), f, ())  # noqa: B023
                     break
             set_handled(f[k])
-            if r is _CAUGHT:  # no clause matched, or the clause raised: it goes on as it was
+            if r is _CAUGHT:  # no clause matched, or the clause raised: that goes on as it was
                 _raise_as_is(f.pop())
             return r
         finally:
@@ -1220,16 +1221,6 @@ def _caught(run: St, f: Frame, passing: tuple[type[BaseException], ...]) -> Any:
     except BaseException as e:
         f.append(e)
         return _CAUGHT
-
-
-def _unchained() -> Any:
-    yield
-
-
-def _raise_as_is(e: BaseException) -> None:
-    """Raise ``e`` leaving its ``__context__`` as it is (a ``raise`` statement would chain it to
-    the exception handled now): thrown into a generator never started, which handles none."""
-    _unchained().throw(e)
 
 
 def _with_finally_parked(inner: St, final: St) -> St:

@@ -133,6 +133,8 @@ def handle_star_parked(clauses: list[Clause], f: Frame, k: int,
     ``f``'s tail, never in a local of this host frame, and each clause runs outside any host
     ``except`` clause with its group made the handled exception by ``set_handled`` (see
     ``compile_stmt._try_except_nested``). Returns what goes on (the caller raises it), or None."""
+    from safe_eval.interpreter.handled import raise_as_is
+
     e = f[k]
     naked = not isinstance(e, _GROUP)
     f.append(_GROUP("", (e,)) if naked else e)  # f[k + 1]: orig
@@ -155,10 +157,12 @@ def handle_star_parked(clauses: list[Clause], f: Frame, k: int,
         f.append(matched)  # f[k + 5], taken by the clause
         set_handled(matched)
         del matched
-        outcome = caught(lambda fr: run(fr, fr[k + 5]), f, not_catchable)  # noqa: B023
+        outcome = caught(lambda fr: run(fr, fr[k + 5]), f, ())  # noqa: B023
         set_handled(f[k])
         if outcome is caught_marker:  # what the clause raised is on the tail
             new = f.pop()
+            if isinstance(new, not_catchable):  # goes on at once, as from ``handle_star``
+                raise_as_is(new)
             (f[k + 4] if new is f[k + 5] else f[k + 3]).append(new)
             del new
         del f[k + 5:]

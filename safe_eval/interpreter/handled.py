@@ -27,7 +27,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["handled", "set_handled"]
+__all__ = ["handled", "raise_as_is", "set_handled"]
 
 handled: Callable[[], BaseException | None]
 if sys.version_info >= (3, 11):
@@ -37,6 +37,16 @@ else:
         return sys.exc_info()[1]
 
 _setter: Callable[[BaseException | None], None] | None = None
+
+
+def _unchained() -> Any:
+    yield
+
+
+def raise_as_is(e: BaseException) -> None:
+    """Raise ``e`` leaving its ``__context__`` as it is (a ``raise`` statement would chain it to
+    the exception handled now): thrown into a generator never started, which handles none."""
+    _unchained().throw(e)
 
 
 def set_handled(e: BaseException | None) -> None:
