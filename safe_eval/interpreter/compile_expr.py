@@ -78,6 +78,10 @@ _UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
 }
 
 
+def compare_fn(op_node: ast.cmpop) -> Callable[[Any, Any], Any]:
+    return _CMPOPS[type(op_node)]
+
+
 def binop_fn(op_node: ast.operator, inplace: bool = False) -> Callable[[Any, Any], Any]:
     t = type(op_node)
     guarded = guarded_binop(t, inplace)

@@ -13,6 +13,7 @@ from safe_eval.errors import InternalError, LimitExceeded, SafeEvalError
 from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.compile_base import CompilerBase
 from safe_eval.interpreter.compile_expr import binop_fn, get_attr
+from safe_eval.interpreter.handled import raise_as_is as _raise_as_is
 from safe_eval.interpreter.runtime import BREAK, CONTINUE, RETURN, UNBOUND, Frame
 from safe_eval.interpreter.scopes import CELL, FAST, unbound_free, unbound_local
 from safe_eval.interpreter.specialize import BODY, PARAM, VALUE, Branch, if_compare_closure, if_return_closure
@@ -700,10 +701,14 @@ class StmtCompiler(CompilerBase):
                 return orelse(f)
             return r
 
+        parked = parks_frame(self.scope)
         inner = try_except if handlers else body
+        if parked and suspends([h.body for h in node.handlers]):
+            inner = _try_except_parked(body, handlers, orelse)
         if final is None:
             return inner
-
+        if parked and suspends(node.finalbody):
+            return _with_finally_parked(inner, final)
         return _with_finally(inner, final)
 
     def s_TryStar(self, node: ast.TryStar) -> St:
@@ -727,10 +732,14 @@ class StmtCompiler(CompilerBase):
                 return orelse(f)
             return r
 
+        inner: St = try_star
+        if parks_frame(self.scope) and suspends([h.body for h in node.handlers]):
+            inner = _try_star_parked(body, clauses, orelse)
         if final is None:
-            return try_star
-
-        return _with_finally(try_star, final)
+            return inner
+        if parks_frame(self.scope) and suspends(node.finalbody):
+            return _with_finally_parked(inner, final)
+        return _with_finally(inner, final)
 
     def _handler(self, h: ast.ExceptHandler) -> tuple[Any, Callable[[Frame, BaseException], Any]]:
         match = self.expr(h.type) if h.type is not None else None
@@ -834,7 +843,10 @@ class StmtCompiler(CompilerBase):
                     raise
                 except BaseException as e:
                     ex = enter_guest(e)
-                    if not wait([f[k + 2](f[k], type(ex), ex, None)]):
+                    del e  # no local holds the exception while ``__aexit__`` suspends
+                    exiting = [f[k + 2](f[k], type(ex), ex, None)]
+                    del ex
+                    if not wait(exiting):
                         raise
                     return None
                 wait([f[k + 2](f[k], None, None, None)])
@@ -1114,3 +1126,185 @@ def _with_finally(inner: St, final: St) -> St:
         r2 = final(f)
         return r2 if r2 is not None else r
     return try_finally
+
+
+def _try_except_parked(body: St, handlers: list[tuple[Any, Callable[[Frame, BaseException], Any]]],
+                       orelse: St | None) -> St:
+    """``try``/``except`` whose handler body can suspend, in a body whose frame is parked while
+    suspended: no local of this host frame names the exception while the handler runs (the
+    thread's handled exception does, which the suspension parks: see ``handled``). Inside
+    another handler the handler body runs outside any host ``except`` clause
+    (``_try_except_nested``): a clause keeps the exception handled before it on its frame's
+    value stack, where no suspension can take it from."""
+    from safe_eval.interpreter.handled import handled, set_handled
+
+    nested = _try_except_nested(body, handlers, orelse)
+
+    def try_except_parked(f: Frame) -> Any:
+        if handled() is not None:
+            return nested(f)
+        try:
+            r = body(f)
+        except _NOT_CATCHABLE:
+            raise
+        except BaseException as e:
+            if e.__class__ is RecursionError and not guest_raised(e) and depth_limit_of(e) is None:
+                raise  # the host's own limit (see ``try_except``)
+            box = [enter_guest(e)]
+            for match, run in handlers:
+                if match is None or _matches(box[0], match(f)):
+                    if box[0] is not e:  # the guest's copy is the exception being handled
+                        ex = box[0]
+                        ex.__cause__, ex.__context__, ex.__suppress_context__ = None, e.__context__, False
+                        set_handled(ex)
+                        del ex
+                    del e
+                    return run(f, box.pop())
+            raise
+        if orelse is not None and r is None:
+            return orelse(f)
+        return r
+    return try_except_parked
+
+
+def _try_except_nested(body: St, handlers: list[tuple[Any, Callable[[Frame, BaseException], Any]]],
+                       orelse: St | None) -> St:
+    """``_try_except_parked`` entered while an exception is handled: the exception caught waits
+    on the frame's tail (the one handled before under it) and becomes the handled exception
+    for the handler body by ``set_handled``, not by a host ``except`` clause; the one handled
+    before is put back after, and what leaves goes on unchained (``_raise_as_is``), as it
+    would have left a clause."""
+    from safe_eval.interpreter.handled import handled, set_handled
+
+    def try_except_nested(f: Frame) -> Any:
+        k = len(f)
+        f.append(handled())  # f[k]: the exception handled around this statement
+        try:
+            r = _caught(body, f, _NOT_CATCHABLE)
+            if r is not _CAUGHT:
+                if orelse is not None and r is None:
+                    return orelse(f)
+                return r
+            e = f[k + 1]  # not named across a suspension: the handler runs below with it deleted
+            if e.__class__ is RecursionError and not guest_raised(e) and depth_limit_of(e) is None:
+                _raise_as_is(e)  # the host's own limit (see ``try_except``)
+            ex = enter_guest(e)
+            if ex is not e:
+                ex.__cause__, ex.__context__, ex.__suppress_context__ = None, e.__context__, False
+                f[k + 1] = ex
+            del e, ex
+            set_handled(f[k + 1])
+            r = _CAUGHT
+            for match, run in handlers:
+                if match is None or _matches(f[k + 1], match(f)):
+                    r = _caught(lambda fr: run(fr, fr.pop()), f, ())  # noqa: B023
+                    break
+            set_handled(f[k])
+            if r is _CAUGHT:  # no clause matched, or the clause raised: that goes on as it was
+                _raise_as_is(f.pop())
+            return r
+        finally:
+            del f[k:]
+    return try_except_nested
+
+
+_CAUGHT = object()
+
+
+def _caught(run: St, f: Frame, passing: tuple[type[BaseException], ...]) -> Any:
+    """``run(f)``; an exception it raises (except ``passing``) goes onto ``f``'s tail and
+    ``_CAUGHT`` is returned, the exception handled before put back by leaving this clause."""
+    try:
+        return run(f)
+    except passing:
+        raise
+    except BaseException as e:
+        f.append(e)
+        return _CAUGHT
+
+
+def _with_finally_parked(inner: St, final: St) -> St:
+    """``_with_finally`` whose ``finally`` block can suspend: no local names the exception it
+    runs for (the thread's handled exception does, parked by the suspension). Inside another
+    handler the block runs outside any host clause, as ``_try_except_nested`` says why."""
+    from safe_eval.interpreter.handled import handled, set_handled
+
+    def try_finally_parked(f: Frame) -> Any:
+        if handled() is not None:
+            return try_finally_nested(f)
+        try:
+            r = inner(f)
+        except BaseException as e:
+            if e.__class__ is Discarded or isinstance(e, LimitExceeded):
+                raise
+            catchable = not isinstance(e, _NOT_CATCHABLE)
+            del e
+            r2 = final(f)
+            if r2 is not None and catchable:
+                return r2
+            raise  # the exception this clause handles (restored by any suspension in between)
+        r2 = final(f)
+        return r2 if r2 is not None else r
+
+    def try_finally_nested(f: Frame) -> Any:
+        k = len(f)
+        f.append(handled())  # f[k]: the exception handled around this statement
+        try:
+            r = _caught(inner, f, ())
+            if r is not _CAUGHT:
+                r2 = final(f)
+                return r2 if r2 is not None else r
+            e = f[k + 1]
+            if e.__class__ is Discarded or isinstance(e, LimitExceeded):
+                _raise_as_is(e)
+            catchable = not isinstance(e, _NOT_CATCHABLE)
+            del e
+            set_handled(f[k + 1])
+            r2 = _caught(final, f, ())
+            set_handled(f[k])
+            if r2 is _CAUGHT:  # the finally block raised: that goes on
+                _raise_as_is(f.pop())
+            if r2 is not None and catchable:
+                return r2
+            _raise_as_is(f[k + 1])
+            return None  # unreachable
+        finally:
+            del f[k:]
+    return try_finally_parked
+
+
+def _try_star_parked(body: St, clauses: list[Any], orelse: St | None) -> St:
+    """``try``/``except*`` whose clause bodies can suspend, in a body whose frame is parked
+    while suspended: the exception waits on the frame's tail, the clauses run outside any host
+    ``except`` clause (``exception_star.handle_star_parked``), and what remains is raised as
+    ``handle_star`` raises it (chained to the exception caught), then goes on unchained with
+    the exception handled around the statement put back (see ``_try_except_nested``)."""
+    from safe_eval.interpreter.exception_star import handle_star_parked
+    from safe_eval.interpreter.handled import handled, set_handled
+
+    def try_star_parked(f: Frame) -> Any:
+        k = len(f)
+        f.append(handled())  # f[k]: the exception handled around this statement
+        try:
+            r = _caught(body, f, _NOT_CATCHABLE)
+            if r is not _CAUGHT:
+                if orelse is not None and r is None:
+                    return orelse(f)
+                return r
+            f[k + 1] = enter_guest(f[k + 1])
+            set_handled(f[k + 1])  # as inside the clause ``handle_star`` runs in
+            f.append(handle_star_parked(clauses, f, k + 1, _NOT_CATCHABLE, set_handled, _caught, _CAUGHT))
+            if f[-1] is None:
+                set_handled(f[k])
+                return None
+            _caught(_raise_last, f, ())  # raised under the exception caught: chained as ``raise``
+            set_handled(f[k])
+            _raise_as_is(f.pop())
+            return None  # unreachable
+        finally:
+            del f[k:]
+    return try_star_parked
+
+
+def _raise_last(f: Frame) -> None:
+    raise f[-1]

@@ -21,7 +21,7 @@ from safe_eval.interpreter.compile_stmt import StmtCompiler
 from safe_eval.interpreter.functions import FuncCode, Function, current_origin
 from safe_eval.interpreter.runtime import UNBOUND, Cell, Frame
 from safe_eval.interpreter.scopes import FIRST_SLOT, Scope, analyse_scopes
-from safe_eval.interpreter.suspension import SuspensionCompiler, next_onto
+from safe_eval.interpreter.suspension import SuspensionCompiler, next_onto, parks_frame, suspends
 from safe_eval.interpreter.tracebacks import CodeInfo
 
 __all__ = ["CompiledModule", "Compiler", "compile_module"]
@@ -283,6 +283,11 @@ class Compiler(SuspensionCompiler, ExprCompiler, StmtCompiler, MatchCompiler):
         first = self.expr(node.generators[0].iter)
         closure_slots = self._closure_slots(scope)
         saved = self.scope
+        # a list/set/dict comprehension that can suspend, in a body whose frame is parked while
+        # suspended: its frame is parked too, its iterators and what it built so far on its
+        # frame's tail (see ``_comprehension_parked``)
+        parked = not isinstance(node, ast.GeneratorExp) and parks_frame(saved) and _comp_suspends(node)
+        scope.parked_inline = parked
         self.scope = scope
         try:
             loop = self._comp_loops(node)
@@ -315,6 +320,8 @@ class Compiler(SuspensionCompiler, ExprCompiler, StmtCompiler, MatchCompiler):
                 fr[s] = f[src]
             return fr
 
+        if parked:
+            return _comprehension_parked(new_frame, loop, kind, scope.nslots)
         if kind is ast.GeneratorExp:
             def genexpr(f: Frame) -> Any:
                 return generators.GuestGenerator.start(agen_body, new_frame(f), info, is_async=is_async)
@@ -342,7 +349,9 @@ class Compiler(SuspensionCompiler, ExprCompiler, StmtCompiler, MatchCompiler):
         return fn
 
     def _comp_loops(self, node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp) -> Any:
-        if isinstance(node, ast.DictComp):
+        if self.scope.parked_inline:
+            emit = _parked_emit(node, self.expr, self.scope.nslots)
+        elif isinstance(node, ast.DictComp):
             k, v = self.expr(node.key), self.expr(node.value)
 
             def emit(fr: Frame, acc: Any) -> None:
@@ -366,7 +375,7 @@ class Compiler(SuspensionCompiler, ExprCompiler, StmtCompiler, MatchCompiler):
         it = (lambda fr: fr[3]) if i == 0 else self.expr(g.iter)
         store = self.store(g.target)
         conds = [self.expr(c) for c in g.ifs]
-        if self.scope.is_generator:  # a generator expression: each item is a suspension
+        if self.scope.is_generator or self.scope.parked_inline:  # its frame is parked
             return _genexp_level(it, bool(g.is_async), store, conds, inner)
         get_iter: Callable[[Frame], Any]
         if g.is_async:
@@ -420,7 +429,8 @@ class Compiler(SuspensionCompiler, ExprCompiler, StmtCompiler, MatchCompiler):
 
 def _genexp_level(it: Callable[[Frame], Any], is_async: bool, store: Callable[[Frame, Any], None],
                   conds: list[Callable[[Frame], Any]], inner: Any) -> Any:
-    """A loop of a generator expression, whose frame is parked while it is suspended: the
+    """A loop of a generator expression (or of a comprehension that can suspend in a parked
+    body: ``_comprehension_parked``), whose frame is parked while it is suspended: the
     iterator and the item in hand live on the frame's tail (see ``suspension``), so a
     suspended generator expression over something leading back to it is collected."""
     from safe_eval.interpreter import generators
@@ -446,3 +456,64 @@ def _genexp_level(it: Callable[[Frame], Any], is_async: bool, store: Callable[[F
         finally:
             del fr[k:]
     return level
+
+
+def _parked_emit(node: ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp,
+                 expr: Callable[[ast.expr], Any], acc: int) -> Any:
+    """The innermost step of ``_comprehension_parked``'s loops: the item onto the result at
+    ``fr[acc]`` (a key already evaluated waits on the tail while its value suspends)."""
+    if isinstance(node, ast.DictComp):
+        k, v = expr(node.key), expr(node.value)
+
+        def emit_item(fr: Frame, _: Any) -> None:
+            n = len(fr)
+            try:
+                fr.append(k(fr))
+                fr.append(v(fr))
+                fr[acc][fr[n]] = fr[n + 1]
+            finally:
+                del fr[n:]
+        return emit_item
+    elt = expr(node.elt)
+    if isinstance(node, ast.SetComp):
+        def emit_member(fr: Frame, _: Any) -> None:
+            x = elt(fr)
+            fr[acc].add(x)
+        return emit_member
+
+    def emit_element(fr: Frame, _: Any) -> None:
+        x = elt(fr)
+        fr[acc].append(x)
+    return emit_element
+
+
+def _comprehension_parked(new_frame: Callable[[Frame], Frame], loop: Any, kind: type,
+                          acc: int) -> Callable[[Frame], Any]:
+    """A list/set/dict comprehension that can suspend, in a body whose frame is parked while
+    suspended: its own frame goes on the body's greenlet's ``inner`` list for the time it runs,
+    so ``Resumable._park`` parks it with the body's, and what it holds lives there (the result
+    so far at ``fr[acc]``, its iterators and items on the tail: ``_genexp_level``), not in host
+    frames (see ``suspension``)."""
+    from safe_eval.interpreter.generators import inner_frames
+
+    make = {ast.ListComp: list, ast.SetComp: set, ast.DictComp: dict}[kind]
+
+    def comprehension_parked(f: Frame) -> Any:
+        fr = new_frame(f)
+        fr.append(make())  # fr[acc]
+        frames = inner_frames()
+        frames.append(fr)
+        try:
+            loop(fr, None)
+            return fr[acc]
+        finally:
+            frames.pop()
+    return comprehension_parked
+
+
+def _comp_suspends(node: ast.ListComp | ast.SetComp | ast.DictComp) -> bool:
+    """Something the comprehension's own frame runs can suspend (its first iterable is
+    evaluated in the enclosing frame)."""
+    g0 = node.generators[0]
+    parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+    return bool(g0.is_async) or suspends([*parts, g0.target, *g0.ifs, *node.generators[1:]])

@@ -122,3 +122,58 @@ def _leaf_ids(e: BaseException, out: set[int]) -> None:
             stack.extend(_EXCEPTIONS.__get__(x))
         else:
             out.add(id(x))
+
+
+def handle_star_parked(clauses: list[Clause], f: Frame, k: int,
+                       not_catchable: tuple[type[BaseException], ...],
+                       set_handled: Callable[[BaseException | None], None],
+                       caught: Callable[..., Any], caught_marker: object) -> BaseException | None:
+    """``handle_star`` for clauses that can suspend, in a body whose frame is parked while
+    suspended: the exception is at ``f[k]`` and everything this keeps between clauses lives on
+    ``f``'s tail, never in a local of this host frame, and each clause runs outside any host
+    ``except`` clause with its group made the handled exception by ``set_handled`` (see
+    ``compile_stmt._try_except_nested``). Returns what goes on (the caller raises it), or None."""
+    from safe_eval.interpreter.handled import raise_as_is
+
+    e = f[k]
+    naked = not isinstance(e, _GROUP)
+    f.append(_GROUP("", (e,)) if naked else e)  # f[k + 1]: orig
+    f.append(f[k + 1])  # f[k + 2]: rest
+    f.append([])  # f[k + 3]: raised
+    f.append([])  # f[k + 4]: kept, re-raised as they were
+    del e
+    for types_of, run in clauses:
+        if f[k + 2] is None:
+            break
+        types = types_of(f)
+        _check_types(types)
+        if naked:
+            matched, f[k + 2] = (f[k + 1], None) if isinstance(f[k], types) else (None, f[k + 2])
+        else:
+            matched, f[k + 2] = _SPLIT(f[k + 2], types)
+        del types  # a guest class leads back to its run: no local keeps it while the clause runs
+        if matched is None:
+            continue
+        f.append(matched)  # f[k + 5], taken by the clause
+        set_handled(matched)
+        del matched
+        outcome = caught(lambda fr: run(fr, fr[k + 5]), f, ())  # noqa: B023
+        set_handled(f[k])
+        if outcome is caught_marker:  # what the clause raised is on the tail
+            new = f.pop()
+            if isinstance(new, not_catchable):  # goes on at once, as from ``handle_star``
+                raise_as_is(new)
+            (f[k + 4] if new is f[k + 5] else f[k + 3]).append(new)
+            del new
+        del f[k + 5:]
+    orig, rest, raised, kept = f[k + 1], f[k + 2], f[k + 3], f[k + 4]
+    if naked:
+        if rest is not None:
+            return f[k]  # type: ignore[no-any-return]
+        return raised[0] if raised else kept[0] if kept else None
+    if rest is not None:
+        kept.append(rest)
+    result = _projection(orig, kept)
+    if raised:
+        result = _GROUP("", [*raised, result] if result is not None else raised)
+    return result

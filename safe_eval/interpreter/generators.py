@@ -24,6 +24,7 @@ from safe_eval.interpreter import compile_stmt as _compile_stmt
 from safe_eval.interpreter import tracebacks
 from safe_eval.interpreter.compile_stmt import Discarded
 from safe_eval.interpreter.functions import Origin, current_origin
+from safe_eval.interpreter.handled import handled, set_handled
 from safe_eval.interpreter.identity import register_internal_type
 from safe_eval.interpreter.runtime import Frame
 from safe_eval.interpreter.tracebacks import CodeInfo
@@ -36,7 +37,7 @@ from safe_eval.membrane.crossing import enter_call_args
 _compile_stmt._NOT_CATCHABLE = (SafeEvalError, GreenletExit, Discarded)
 
 __all__ = [
-    "GuestAsyncGenerator", "GuestCoroutine", "GuestGenerator", "async_iterate", "await_value",
+    "GuestAsyncGenerator", "GuestCoroutine", "GuestGenerator", "async_iterate", "await_value", "inner_frames",
     "make_generator", "yield_async", "yield_from", "yield_value",
 ]
 
@@ -55,16 +56,25 @@ class _GuestGreenlet(greenlet):  # type: ignore[misc]
     these (never out of a host greenlet, e.g. a gevent hub the host runs us in).
 
     ``frame`` is the body's frame, whose tail keeps what a suspended ``yield from``/``await``
-    holds (see ``suspension``); ``out`` carries a yielded value to the resumer, so that no
-    host frame of the suspended body holds it (an argument of ``switch`` stays on the
-    caller's stack until the switch returns)."""
+    holds (see ``suspension``); ``inner`` the frames of the list/set/dict comprehensions it is
+    running that can suspend (parked with it: ``inner_frames``); ``out`` carries a yielded
+    value to the resumer, so that no host frame of the suspended body holds it (an argument
+    of ``switch`` stays on the caller's stack until the switch returns)."""
 
-    __slots__ = ("frame", "out")
+    __slots__ = ("frame", "inner", "out")
 
 
 # what a body switches to its resumer with when it yields (the value is in ``out``): any other
 # switch into the resumer is the body finishing
 _YIELDED = object()
+
+
+def inner_frames() -> list[Frame]:
+    """The frames parked with the running body's (a comprehension that can suspend pushes its
+    frame here while it runs: host frames hold it while the body is suspended, so its contents
+    must be parked like the body's)."""
+    g = getcurrent()
+    return g.inner if type(g) is _GuestGreenlet else []
 
 
 def _guest_greenlet() -> _GuestGreenlet:
@@ -82,13 +92,49 @@ def _guest_greenlet() -> _GuestGreenlet:
 def yield_value(box: list[Any]) -> Any:
     g = _guest_greenlet()
     g.out = box.pop()  # the suspended frames keep nothing the guest could make lead back to its run
-    return g.parent.switch(_YIELDED)
+    if handled() is None:
+        return g.parent.switch(_YIELDED)
+    return _switch_handling(g)
 
 
 def yield_async(box: list[Any]) -> Any:
     g = _guest_greenlet()
     g.out = _AsyncYield(box.pop())
-    return g.parent.switch(_YIELDED)
+    if handled() is None:
+        return g.parent.switch(_YIELDED)
+    return _switch_handling(g)
+
+
+def _switch_handling(g: _GuestGreenlet) -> Any:
+    """Suspend a body that is handling an exception: the exception waits on the body's frame
+    tail (parked with it), not in the thread state greenlet saves with the suspended greenlet
+    (see ``handled``); it is the handled exception again once the body resumes, and an
+    exception thrown in at the suspension gets it as ``__context__``, as CPython's ``throw``
+    chains it."""
+    f: Frame = g.frame
+    k = len(f)
+    f.append(handled())
+    set_handled(None)
+    if handled() is not None:  # held further down the chain (a host generator runs): as is
+        held = f.pop()
+        if handled() is not held:  # what was cleared was not None: put it back
+            set_handled(held)
+        del held
+        return g.parent.switch(_YIELDED)
+    try:
+        v = g.parent.switch(_YIELDED)
+        thrown = False
+    except BaseException as e:  # thrown in; leaving this clause leaves no exception handled
+        v, thrown = e, True
+    if len(f) > k:  # (a greenlet killed on its thread's death finds its frame still parked)
+        set_handled(f[k])
+        del f[k:]
+    try:
+        if thrown:
+            raise v  # raised while the body's exception is handled: chained to it
+        return v
+    finally:
+        del v
 
 
 def _body_runner(body: Callable[[Frame], Any], frame: Frame, info: CodeInfo, is_async: bool) -> Any:
@@ -112,15 +158,17 @@ def _body_runner(body: Callable[[Frame], Any], frame: Frame, info: CodeInfo, is_
 class Resumable:
     """Shared machinery: resume the greenlet with a value or an exception."""
 
-    __slots__ = ("_g", "_frame", "_parked", "_info", "_started", "_done", "_running", "_origin",
-                 "__weakref__")
+    __slots__ = ("_g", "_frame", "_parked", "_parked_inner", "_info", "_started", "_done", "_running",
+                 "_origin", "__weakref__")
 
     def __init__(self, body: Callable[[Frame], Any], frame: Frame, info: CodeInfo, is_async: bool) -> None:
         self._g = g = _GuestGreenlet(_body_runner(body, frame, info, is_async))
-        g.frame, g.out = frame, None
+        g.frame, g.inner, g.out = frame, [], None
         self._frame = frame
-        # the frame's contents while the body is suspended (see ``_park``)
+        # the frame's contents while the body is suspended (see ``_park``), and those of the
+        # frames in ``g.inner``
         self._parked: Frame | None = None
+        self._parked_inner: list[Frame] | None = None
         self._info = info
         self._started = False
         self._done = False
@@ -146,11 +194,10 @@ class Resumable:
             resumed: tuple[bool, Any] = _as_origin(origin, lambda: self._resume(how, value))
             return resumed
         frame = self._frame
-        parked = self._parked
-        if parked is not None:
-            frame[:] = parked
-            self._parked = None
-        frame[1] = b = ctx.budget
+        b = ctx.budget
+        # kept until this resume returns: the parked lists freed while the body runs from a
+        # finalizer the collector called crashed CPython's finalize_garbage (3.11, 3.13)
+        _kept = self._unpark(b)
         b.depth += 1
         if b.depth > b.max_depth:
             b.too_deep()
@@ -203,6 +250,27 @@ class Resumable:
         collector sees the cycle and frees it; ``_resume`` puts the contents back."""
         self._parked = frame[:]
         frame.clear()
+        inner = self._g.inner
+        if inner:  # the frames of comprehensions suspended in the body (see ``inner_frames``)
+            self._parked_inner = [fr[:] for fr in inner]
+            for fr in inner:
+                fr.clear()
+
+    def _unpark(self, budget: Budget) -> tuple[Frame | None, list[Frame] | None]:
+        """Put the parked contents back, every frame drawing on ``budget`` from now on; the
+        lists they were parked in."""
+        parked = self._parked
+        if parked is not None:
+            self._frame[:] = parked
+            self._parked = None
+        self._frame[1] = budget
+        inner = self._parked_inner
+        if inner is not None:
+            for fr, saved in zip(self._g.inner, inner, strict=True):
+                fr[:] = saved
+                fr[1] = budget
+            self._parked_inner = None
+        return parked, inner
 
     def _kind(self) -> str:
         return "generator"
@@ -262,11 +330,7 @@ class Resumable:
         g = self._g
         if g.dead:
             return
-        parked = self._parked
-        if parked is not None:
-            self._frame[:] = parked
-            self._parked = None
-        self._frame[1] = _SPENT
+        _kept = self._unpark(_SPENT)  # kept until the unwinding returns (see ``_resume``)
         try:
             g.gr_context = Context()
             g.parent = getcurrent()

@@ -53,7 +53,7 @@ class Scope:
 
     __slots__ = ("kind", "node", "parent", "name", "params", "assigned", "used", "deleted", "globals_",
                  "nonlocals", "walrus_out", "children", "is_comprehension", "is_generator", "is_async",
-                 "cells", "frees", "slots", "nslots", "class_cell")
+                 "cells", "frees", "slots", "nslots", "class_cell", "parked_inline")
 
     def __init__(self, kind: str, node: ast.AST, parent: Scope | None, name: str = "<module>") -> None:
         self.kind = kind  # "module" | "class" | "function"
@@ -71,6 +71,9 @@ class Scope:
         self.is_comprehension = False
         self.is_generator = False
         self.is_async = False
+        # a list/set/dict comprehension that suspends in a body whose frame is parked: its own
+        # frame is parked with it (``compiler.comprehension``)
+        self.parked_inline = False
         # results
         self.cells: set[str] = set()
         self.frees: list[str] = []

@@ -21,6 +21,7 @@ import ast
 from typing import Any
 
 from safe_eval.interpreter.compile_base import CompilerBase, Ev
+from safe_eval.interpreter.compile_expr import compare_fn as _compare_fn
 from safe_eval.interpreter.runtime import Frame
 
 __all__ = ["SuspensionCompiler", "next_onto", "parks_frame", "suspends"]
@@ -51,6 +52,8 @@ _MEMO = "_safe_eval_suspends"
 def _suspends(node: ast.AST) -> bool:
     if isinstance(node, _SUSPENSIONS):
         return True
+    if isinstance(node, ast.comprehension) and node.is_async:  # each item is awaited
+        return True
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return suspends(node.decorator_list) or suspends(node.args)
     if isinstance(node, ast.Lambda):
@@ -63,12 +66,13 @@ def _suspends(node: ast.AST) -> bool:
 
 
 def parks_frame(scope: Any) -> bool:
-    """The scope's frame is the one ``Resumable._park`` moves aside while its body is
-    suspended: a generator (also a generator expression) or an ``async def`` body."""
+    """The scope's frame is one ``Resumable._park`` moves aside while its body is suspended:
+    a generator (also a generator expression) or an ``async def`` body, and a list/set/dict
+    comprehension that suspends in one of those (its frame is parked with the body's)."""
     if scope.kind != "function":
         return False
-    return bool(scope.is_generator) or (not scope.is_comprehension
-                                        and isinstance(scope.node, ast.AsyncFunctionDef))
+    return bool(scope.is_generator) or scope.parked_inline or (
+        not scope.is_comprehension and isinstance(scope.node, ast.AsyncFunctionDef))
 
 
 def next_onto(f: Frame, k: int) -> bool:
@@ -172,6 +176,8 @@ class SuspensionCompiler(CompilerBase):
         if parks_frame(self.scope):
             if isinstance(node, ast.BoolOp) and suspends(node.values[1:]):
                 return self._bool_op(node)
+            if isinstance(node, ast.Compare) and suspends(node.comparators[1:]):
+                return self._chain(node)
             operands = _operands(node)
             if operands is not None:
                 last = max((i for i, e in enumerate(operands) if suspends(e)), default=0)
@@ -204,6 +210,28 @@ class SuspensionCompiler(CompilerBase):
             finally:
                 del f[k:]
         return spilled
+
+    def _chain(self, node: ast.Compare) -> Ev:
+        """A comparison chain whose later operand suspends (``a < b < (yield)``): the operand
+        compared next is on the tail, not in a local, while that operand runs."""
+        left = self.expr(node.left)
+        pairs = [(_compare_fn(op), self.expr(c)) for op, c in zip(node.ops, node.comparators, strict=True)]
+
+        def chain(f: Frame) -> Any:
+            k = len(f)
+            try:
+                f.append(left(f))
+                r: Any = True
+                for fn, right in pairs:
+                    f.append(right(f))  # f[k]: the left operand, f[k + 1]: the right one
+                    r = fn(f[k], f[k + 1])
+                    if not r:
+                        return r
+                    del f[k]  # the right operand is the next pair's left
+                return r
+            finally:
+                del f[k:]
+        return chain
 
     def _bool_op(self, node: ast.BoolOp) -> Ev:
         """``and``/``or`` whose later operand suspends: the operand deciding is on the tail,

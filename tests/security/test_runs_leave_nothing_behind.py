@@ -67,13 +67,14 @@ AWAITING_IN = {
 }
 
 
-def _dropped_after_the_run(code: str) -> weakref.ref[Any]:
+def _dropped_after_the_run(code: str, passes: int = 1) -> weakref.ref[Any]:
     env: dict[str, Any] = {}
     safe_eval.safe_exec(MARKER + code, env)
     alive = weakref.ref(env["marker"])
     env.clear()
     del env
-    gc.collect()
+    for _ in range(passes):
+        gc.collect()
     return alive
 
 
@@ -90,29 +91,87 @@ def test_a_coroutine_suspended_where_the_interpreter_holds_its_run_dies_when_the
     assert _dropped_after_the_run(code + "it = c()\nit.send(None)\n")() is None
 
 
-# The known gap (docs/security-model.md, "Nothing outlives a run"): an exception handled or
-# propagating across the suspension is held by the greenlet's saved exception state, and an
-# ``await`` in an inline comprehension or a later comparison operand keeps its operands in host
-# frames. Each keeps the run's namespace resident after the host dropped everything.
+# An exception handled or propagating across the suspension: the switch parks it on the body's
+# frame, off the thread state greenlet saves with the suspended greenlet
+# (``interpreter/handled.py``, ``generators._switch_handling``), and the handler's host frames
+# name it in no local (``compile_stmt._try_except_parked``/``_with_finally_parked``); a
+# list/set/dict comprehension that suspends parks its own frame with the body's
+# (``compiler._comprehension_parked``); a comparison chain keeps its next left operand on the
+# tail (``suspension._chain``).
 HELD_ACROSS_THE_SUSPENSION = {
     "a-yield-in-an-except-block": (
         "def g():\n    try:\n        raise ValueError(marker)\n    except ValueError:\n        yield 1\n"
         "it = g()\nnext(it)\n"),
+    "a-yield-in-a-named-except-block": (
+        "def g():\n    try:\n        raise ValueError(marker)\n    except ValueError as e:\n        yield 1\n"
+        "it = g()\nnext(it)\n"),
+    "a-yield-handling-a-host-raised-exception": (
+        "def g():\n    try:\n        {}[marker]\n    except KeyError:\n        yield 1\nit = g()\nnext(it)\n"),
     "a-yield-in-a-finally-run-for-an-exception": (
         "def g():\n    try:\n        raise ValueError(marker)\n    finally:\n        yield 1\n"
         "it = g()\nnext(it)\n"),
+    "a-yield-in-an-except-inside-a-with-inside-a-for": (
+        CM + "def g():\n    for i in [1]:\n        with CM():\n            try:\n"
+        "                raise ValueError(marker)\n            except ValueError:\n                yield i\n"
+        "it = g()\nnext(it)\n"),
+    "a-yield-in-an-except-block-inside-another": (
+        "def g():\n    try:\n        raise ValueError(marker)\n    except ValueError:\n        try:\n"
+        "            raise KeyError(1)\n        except KeyError:\n            yield 1\nit = g()\nnext(it)\n"),
+    "a-yield-in-a-finally-inside-an-except-block": (
+        "def g():\n    try:\n        raise ValueError(marker)\n    except ValueError:\n        try:\n"
+        "            raise KeyError(1)\n        finally:\n            yield 1\nit = g()\nnext(it)\n"),
+    "a-yield-in-an-except-block-inside-a-finally-run-for-an-exception": (
+        "def g():\n    try:\n        raise ValueError(marker)\n    finally:\n        try:\n"
+        "            raise KeyError(1)\n        except KeyError:\n            yield 1\nit = g()\nnext(it)\n"),
+    "an-await-in-an-except-block-of-a-coroutine": (
+        PAUSE + "async def c():\n    try:\n        raise ValueError(marker)\n    except ValueError:\n"
+        "        await Pause()\nit = c()\nit.send(None)\n"),
+    "a-yield-in-an-except-block-of-an-async-generator": (
+        "async def ag():\n    try:\n        raise ValueError(marker)\n    except ValueError:\n        yield 1\n"
+        "it = ag()\nstep = it.__anext__().__await__()\ntry:\n    next(step)\nexcept StopIteration:\n    pass\n"),
+    "an-await-in-a-finally-of-an-async-generator": (
+        PAUSE + "async def ag():\n    try:\n        raise ValueError(marker)\n    finally:\n        await Pause()\n"
+        "        yield 1\nit = ag()\nstep = it.__anext__().__await__()\nnext(step)\n"),
+    "an-async-with-exit-awaiting-for-an-exception": (
+        PAUSE + "class ACM:\n    async def __aenter__(self):\n        return self\n"
+        "    async def __aexit__(self, *exc):\n        await Pause()\n"
+        "async def c():\n    async with ACM():\n        raise ValueError(marker)\nit = c()\nit.send(None)\n"),
     "an-await-in-a-list-comprehension-of-a-coroutine": (
         PAUSE + "async def c():\n    return [await Pause() for x in [marker]]\nit = c()\nit.send(None)\n"),
+    "an-await-in-a-set-comprehension-of-a-coroutine": (
+        PAUSE + "async def c():\n    return {await Pause() for x in [marker]}\nit = c()\nit.send(None)\n"),
+    "an-await-in-a-dict-comprehension-value": (
+        PAUSE + "async def c():\n    return {x: await Pause() for x in [marker]}\nit = c()\nit.send(None)\n"),
+    "an-await-in-a-comprehension-holding-its-result-so-far": (
+        PAUSE + "async def c():\n    return [(x, await Pause()) for x in [1, 2] if [marker]]\n"
+        "it = c()\nit.send(None)\nit.send(None)\n"),
+    "an-async-comprehension-of-a-coroutine": (
+        PAUSE + AITER + "async def c():\n    return [x async for x in Feed()]\nit = c()\nit.send(None)\n"),
+    "a-call-whose-later-argument-is-an-async-comprehension": (
+        PAUSE + AITER + "def f(a, b):\n    return a\nasync def c():\n    f([marker], [x async for x in Feed()])\n"
+        "it = c()\nit.send(None)\n"),
     "an-await-in-a-later-comparison-operand": (
-        PAUSE + "async def c():\n    return 1 < len([marker]) < await Pause()\nit = c()\nit.send(None)\n"),
+        PAUSE + "async def c():\n    return [] < [marker] < await Pause()\nit = c()\nit.send(None)\n"),
 }
+if sys.version_info >= (3, 11):  # 3.11+ syntax: an await in a nested comprehension, except*
+    HELD_ACROSS_THE_SUSPENSION["an-await-in-a-nested-comprehension"] = (
+        PAUSE + "async def c():\n    return [[await Pause() for y in [x]] for x in [marker]]\n"
+        "it = c()\nit.send(None)\n")
+    HELD_ACROSS_THE_SUSPENSION["a-yield-in-an-except-star-clause"] = (
+        "def g():\n    try:\n        raise ExceptionGroup('e', [ValueError(marker), KeyError(1)])\n"
+        "    except* ValueError:\n        yield 1\n    except* KeyError:\n        pass\nit = g()\nnext(it)\n")
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: held by greenlet exception state or host frames")
+# On 3.10 a generator discarded while handling an exception is freed one collection later (so
+# it was before this was closed: 3.10 never kept it for good; its unwinding keeps the cycle
+# through that collection); 3.11+ frees it in the first.
+_PASSES = 2 if sys.version_info < (3, 11) else 1
+
+
 @pytest.mark.parametrize("code", [pytest.param(v, id=k) for k, v in HELD_ACROSS_THE_SUSPENSION.items()])
 def test_a_body_suspended_while_the_interpreter_holds_an_exception_or_operands_dies_when_the_host_drops_env(
         code: str) -> None:
-    assert _dropped_after_the_run(code)() is None
+    assert _dropped_after_the_run(code, _PASSES)() is None
 
 
 # -- the same generators still behave as CPython's while they are alive -------------------
@@ -158,7 +217,64 @@ RESUMED = {
         "    r.append(list(x * y for x in [1, 2] if x for y in range(x)))\n    return r\n"
         "out = asyncio.run(main())",
         ['m1', 'm2', 'm3', [2, 4, 6], [0, 0, 2]]),
+    "handlers-and-finally-across-suspensions": (
+        "def g():\n    try:\n        raise ValueError('v')\n    except ValueError:\n        yield 1\n"
+        "        try:\n            int('x')\n        except ValueError as e2:\n            yield repr(e2.__context__)\n"
+        "        try:\n            yield 2\n        except KeyError as k:\n            yield repr(k.__context__)\n"
+        "        raise\n"
+        "def h():\n    try:\n        raise KeyError('f')\n    finally:\n        yield 3\n"
+        "def run(gen, throw=None):\n    out = []\n    try:\n        for v in gen:\n            out.append(v)\n"
+        "            if v == 2:\n                out.append(gen.throw(KeyError('t')))\n"
+        "    except Exception as e:\n        out.append((repr(e), repr(e.__context__)))\n    return out\n"
+        "out = run(g()) + run(h())",
+        [1, "ValueError('v')", 2, "ValueError('v')", ("ValueError('v')", 'None'), 3, ("KeyError('f')", 'None')]),
+    "a-handler-closed-while-suspended": (
+        "log = []\ndef g():\n    try:\n        raise ValueError('v')\n    except ValueError:\n        try:\n"
+        "            yield 1\n        except GeneratorExit as x:\n            log.append(repr(x.__context__))\n"
+        "            raise\nit = g()\nnext(it)\nit.close()\nout = log",
+        ["ValueError('v')"]),
+    "handlers-inside-handlers-across-suspensions": (
+        "log = []\ndef g():\n    try:\n        raise ValueError('a')\n    except ValueError:\n        try:\n"
+        "            raise KeyError('b')\n        except KeyError as b:\n            x = yield 1\n"
+        "            log.append((x, repr(b.__context__)))\n            try:\n                yield 2\n"
+        "            except TypeError as t:\n                log.append(repr(t.__context__))\n"
+        "        try:\n            try:\n                raise OSError('c')\n            except IndexError:\n"
+        "                yield 'never'\n        except OSError as c:\n            yield repr(c.__context__)\n"
+        "        try:\n            raise KeyError('d')\n        finally:\n            yield 3\n"
+        "def run():\n    it = g()\n    out = [next(it), it.send('s'), it.throw(TypeError('t')), next(it)]\n"
+        "    try:\n        next(it)\n    except KeyError as e:\n"
+        "        out.append((repr(e), repr(e.__context__)))\n    return out + log\nout = run()",
+        [1, 2, "ValueError('a')", 3, ("KeyError('d')", "ValueError('a')"),
+         ('s', "ValueError('a')"), "KeyError('b')"]),
+    "an-exception-leaving-a-handler-inside-a-handler-keeps-its-context": (
+        "def g():\n    try:\n        raise ValueError('a')\n    except ValueError:\n        try:\n"
+        "            try:\n                raise KeyError('e')\n            except KeyError:\n"
+        "                yield 1\n                raise TypeError('f')\n        except TypeError as t:\n"
+        "            yield repr(t.__context__)\nout = list(g())",
+        [1, "KeyError('e')"]),
+    "except-star-clauses-across-suspensions": (
+        "def g():\n    try:\n        raise OSError('outer')\n    except OSError:\n        try:\n"
+        "            raise ExceptionGroup('eg', [ValueError(1), KeyError(2), TypeError(3)])\n"
+        "        except* ValueError as eg:\n            x = yield repr(eg.exceptions)\n"
+        "            try:\n                yield x\n            except IndexError as i:\n"
+        "                yield repr(i.__context__)\n        except* KeyError:\n            yield 'k'\n"
+        "            raise\n"
+        "def run():\n    it = g()\n    out = [next(it), it.send('s'), it.throw(IndexError('i')), next(it)]\n"
+        "    try:\n        next(it)\n    except ExceptionGroup as e:\n"
+        "        out.append(repr(e.exceptions))\n    return out\nout = run()",
+        ["(ValueError(1),)", 's', "ExceptionGroup('eg', [ValueError(1)])", 'k', "(KeyError(2), TypeError(3))"]),
+    "awaits-in-comprehensions-and-comparison-chains": (
+        "import asyncio\nasync def v(x):\n    await asyncio.sleep(0)\n    return x\n"
+        "async def main():\n    return ([await v(x) for x in range(3)], {await v(x % 2) for x in range(4)},\n"
+        "            {x: await v(x * 2) for x in range(2) if await v(x >= 0)},\n"
+        "            [0 < x < await v(2) for x in range(4)], 0 < await v(1) < await v(2) < 3)\n"
+        "out = asyncio.run(main())",
+        ([0, 1, 2], {0, 1}, {0: 0, 1: 2}, [False, True, False, False], True)),
 }
+
+
+if sys.version_info < (3, 11):  # except* is 3.11+ syntax
+    del RESUMED["except-star-clauses-across-suspensions"]
 
 
 @pytest.mark.parametrize(("code", "expected"), [pytest.param(*v, id=k) for k, v in RESUMED.items()])
