@@ -121,32 +121,38 @@ _thread = False  # the watchdog thread was started (in this process)
 IN_HOST_CODE: dict[int, _Watch] = {}
 
 
-def _loop() -> None:
+def _loop() -> None:  # pragma: no cover - a low-level thread, which the coverage tracer does not follow
     while True:
         time.sleep(PERIOD)
-        with _lock:
-            now = time.monotonic()
-            for w in [*_watches.values(), *_spares.values()]:
-                budget = w.budget
-                if not w.active or budget is None:
-                    continue
-                if _oncpu.get(w.thread_id) is not w:
-                    # the thread runs host code or another run now: an exception raised there
-                    # would stop the wrong code; the run's own tick stops it when it is back
-                    continue
-                if now > budget.deadline + GRACE:
-                    _raise_in(w.thread_id, WatchdogTimeLimit)
-                    w.fired = True
-                    continue
-                spent, w.seen = w.seen, budget.spent
-                if spent != budget.spent:
-                    # guest code refuelled since the last period: the budget samples memory
-                    # itself, with the precise error; only a run stuck in host code is ours
-                    continue
-                # every watched run: each is measured from its start (``Budget.start_memory``)
-                if budget.mem_used + memory.unsampled(budget) > budget.limits.memory:
-                    _raise_in(w.thread_id, WatchdogMemoryLimit)
-                    w.fired = True
+        _period()
+
+
+def _period() -> None:
+    """One period of the watchdog: fire into every overdue run on the CPU of its thread (its
+    own function, so tests drive a period at an exact point instead of sleeping for one)."""
+    with _lock:
+        now = time.monotonic()
+        for w in [*_watches.values(), *_spares.values()]:
+            budget = w.budget
+            if not w.active or budget is None:
+                continue
+            if _oncpu.get(w.thread_id) is not w:
+                # the thread runs host code or another run now: an exception raised there
+                # would stop the wrong code; the run's own tick stops it when it is back
+                continue
+            if now > budget.deadline + GRACE:
+                _raise_in(w.thread_id, WatchdogTimeLimit)
+                w.fired = True
+                continue
+            spent, w.seen = w.seen, budget.spent
+            if spent != budget.spent:
+                # guest code refuelled since the last period: the budget samples memory
+                # itself, with the precise error; only a run stuck in host code is ours
+                continue
+            # every watched run: each is measured from its start (``Budget.start_memory``)
+            if budget.mem_used + memory.unsampled(budget) > budget.limits.memory:
+                _raise_in(w.thread_id, WatchdogMemoryLimit)
+                w.fired = True
 
 
 def _ensure_thread() -> None:
