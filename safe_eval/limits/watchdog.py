@@ -158,20 +158,20 @@ def _period() -> None:
 def _ensure_thread() -> None:
     # a low-level thread: ``threading.Thread.start`` waits until the new thread has run, which
     # on a busy machine costs a scheduler round trip in the first evaluation of a process; it
-    # is a daemon by nature (never joined at exit)
+    # is a daemon by nature (never joined at exit). Called by ``start`` under ``_lock`` once
+    # ``_thread`` is false, so at most one thread is started.
     global _thread
-    if not _thread:
-        # A stack of its own size, not the default: that is the soft stack limit the process
-        # started with, which a child process inherits from a host whose runs raised it
-        # (``stackguard``): a sandbox worker's watchdog took gigabytes of its address-space
-        # limit that way, and its guest ran out of memory.
-        with _stack_lock:
-            old = _lowlevel.stack_size(_STACK)
-            try:
-                _lowlevel.start_new_thread(_loop, ())
-            finally:
-                _lowlevel.stack_size(old)
-        _thread = True
+    # A stack of its own size, not the default: that is the soft stack limit the process
+    # started with, which a child process inherits from a host whose runs raised it
+    # (``stackguard``): a sandbox worker's watchdog took gigabytes of its address-space
+    # limit that way, and its guest ran out of memory.
+    with _stack_lock:
+        old = _lowlevel.stack_size(_STACK)
+        try:
+            _lowlevel.start_new_thread(_loop, ())
+        finally:
+            _lowlevel.stack_size(old)
+    _thread = True
 
 
 # the watchdog's loop needs little stack (its first firing imports ctypes)

@@ -999,3 +999,30 @@ def test_slices_of_ordinary_data_are_not_refused() -> None:
             "for i in range(2000):\n    n += len(s[i:]) + len(b[:i]) + len(xs[i::2])\nn")
     expected = sum((2**20 - i) + i + len(range(i, 2**17, 2)) for i in range(2000))
     assert safe_eval(code, {}, limits={"memory": 64 * 2**20, "ops": 10**9, "time": 60}) == expected
+
+
+# -- a deque extended by itself (``d += d``) --------------------------------------------------
+# CPython's deque copies its own items first; the metered extend handed C an iterator over the
+# deque it was growing, and ``d += d`` raised RuntimeError (deque mutated during iteration). The
+# copy is priced as a list's is (an op and a pointer per item).
+
+
+@pytest.mark.parametrize("code", [
+    "import collections\nd = collections.deque([1, 2])\nd += d\nlist(d)",
+    "import collections\nclass D(collections.deque): pass\nd = D([1, 2])\nd += d\nlist(d)",
+    "import collections\nd = collections.deque([1, 2])\nd.__iadd__(d)\nlist(d)",
+], ids=["deque", "guest-deque-subclass", "iadd-slot"])
+def test_a_deque_extended_by_itself_doubles_as_in_cpython(code):
+    assert safe_eval(code, {}) == [1, 2, 1, 2]
+
+
+def test_a_deque_extended_by_itself_pays_for_the_copy():
+    from safe_eval import Evaluator
+
+    itself = "import collections\nd = collections.deque(range(100))\nd += d"
+    a_copy = "import collections\nd = collections.deque(range(100))\nd += list(d)"
+    ev = Evaluator()
+    assert ev.run(itself).ops == ev.run(a_copy).ops - 1 == 103  # list(d): one call more
+    with pytest.raises(MemoryLimit):
+        safe_eval("import collections\nd = collections.deque(range(1000))\nfor _ in range(40):\n    d += d",
+                  {}, limits={"memory": 64 * 2**20, "ops": 10**9, "time": 5.0})
