@@ -138,10 +138,18 @@ def test_a_delivery_right_after_the_context_is_reset_leaves_the_run_ended_cleanl
 # the delivery recorded instead of raised, so each branch is reached without sleeping for it.
 
 
+one_period = watchdog._period
+
+
 @pytest.fixture
 def deliveries(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, type[BaseException] | None]]:
+    """What the watchdog would raise, recorded; the watchdog thread's own periods paused
+    meanwhile (its loop looks ``_period`` up each time), so only the test's periods run."""
     sent: list[tuple[int, type[BaseException] | None]] = []
+    monkeypatch.setattr(watchdog, "_period", lambda: None)
     monkeypatch.setattr(watchdog, "_raise_in", lambda tid, exc: sent.append((tid, exc)))
+    with watchdog._lock:  # a period the thread began before the patch has ended
+        pass
     return sent
 
 
@@ -151,7 +159,7 @@ def test_a_period_fires_time_into_an_overdue_run_on_the_cpu_and_stop_clears_it(d
     w = watchdog.start(budget)
     assert w is not None
     try:
-        watchdog._period()
+        one_period()
         assert deliveries == [(threading.get_ident(), watchdog.WatchdogTimeLimit)] and w.fired
     finally:
         watchdog.stop(w)
@@ -164,8 +172,8 @@ def test_a_period_within_grace_of_the_deadline_fires_nothing(deliveries) -> None
     budget.deadline = time.monotonic() - watchdog.GRACE / 10  # overdue, not by the grace yet
     w = watchdog.start(budget)
     try:
-        watchdog._period()
-        watchdog._period()
+        one_period()
+        one_period()
         assert deliveries == [] and w is not None and not w.fired
     finally:
         watchdog.stop(w)
@@ -182,8 +190,8 @@ def test_a_period_fires_nothing_into_a_run_off_the_cpu(deliveries) -> None:
     try:
         parked = watchdog.host_code()
         assert parked is w
-        watchdog._period()
-        watchdog._period()
+        one_period()
+        one_period()
         assert deliveries == []
         with pytest.raises(watchdog.WatchdogTimeLimit):
             watchdog.back_in_run(parked)
@@ -197,12 +205,12 @@ def test_a_period_fires_memory_only_into_a_run_that_did_not_refuel_since_the_las
     w = watchdog.start(budget)
     assert w is not None
     try:
-        watchdog._period()  # the first period only records what the run spent
+        one_period()  # the first period only records what the run spent
         assert deliveries == []
         budget.spent += 4096  # the guest ticked: its own budget checks its memory, precisely
-        watchdog._period()
+        one_period()
         assert deliveries == []
-        watchdog._period()  # no tick for a whole period: stuck in host code, stopped here
+        one_period()  # no tick for a whole period: stuck in host code, stopped here
         assert deliveries == [(threading.get_ident(), watchdog.WatchdogMemoryLimit)] and w.fired
     finally:
         watchdog.stop(w)
@@ -212,8 +220,8 @@ def test_a_period_fires_no_memory_limit_into_a_stuck_run_under_its_limit(deliver
     budget = Budget(Limits(time=60.0, memory=2**40))
     w = watchdog.start(budget)
     try:
-        watchdog._period()
-        watchdog._period()
+        one_period()
+        one_period()
         assert deliveries == []
     finally:
         watchdog.stop(w)
@@ -228,12 +236,12 @@ def test_a_period_fires_into_the_interleaved_run_on_the_cpu_not_the_one_below(de
     try:
         spare = watchdog.start(inner)
         assert spare is not None and spare.spare
-        watchdog._period()
+        one_period()
         assert deliveries == [(threading.get_ident(), watchdog.WatchdogTimeLimit)]
         assert spare.fired and w is not None and not w.fired
         watchdog.stop(spare)
         deliveries.clear()
-        watchdog._period()
+        one_period()
         assert deliveries == [(threading.get_ident(), watchdog.WatchdogTimeLimit)] and w.fired
     finally:
         watchdog.stop(w)
