@@ -1065,3 +1065,14 @@ def test_a_priced_stdlib_routine_refuses_what_its_argument_asks(code, limit):
         "shake-hexdigest-0", "date-empty-spec", "strftime-zone-name"])
 def test_priced_stdlib_routines_give_cpythons_answers(code, expected):
     assert safe_eval(code, {}, limits=STDLIB_LIMITS) == expected
+
+
+@pytest.mark.parametrize("code", [
+    "dict([(i, i) for i in range(40)] + [()])",
+    "d = {}\nd.update([(i, i) for i in range(40)] + [()])",
+], ids=["dict", "dict-update"])
+def test_a_malformed_pair_in_a_long_pair_source_gives_cpythons_error(code):
+    # past 32 pairs the keys' hashes are checked first (``tables.keyed_pairs``): a pair without
+    # a first item leaves it to C, which raises CPython's own error
+    with pytest.raises(GuestError, match=r"ValueError: dictionary update sequence element #40 has length 0"):
+        safe_eval(code, {})
