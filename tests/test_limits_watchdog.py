@@ -280,3 +280,31 @@ def test_raise_in_delivers_to_the_thread_and_none_clears_what_is_pending() -> No
         go.set()
         t.join(10)
         assert seen == [expected]
+
+
+def test_a_delivered_watchdog_limit_is_the_public_error_with_its_message() -> None:
+    # delivered by class, without arguments (``PyThreadState_SetAsyncExc``): each builds its own
+    # message, and the host catches it as the public TimeLimit/MemoryLimit
+    from safe_eval.errors import MemoryLimit
+
+    for exc_type, public, text in ((watchdog.WatchdogTimeLimit, TimeLimit, "time limit"),
+                                   (watchdog.WatchdogMemoryLimit, MemoryLimit, "memory limit")):
+        caught: list[BaseException] = []
+        go = threading.Event()
+
+        def run() -> None:
+            try:
+                go.wait()
+                for _ in range(1000):
+                    pass
+            except public as e:  # this iteration's thread, joined below
+                caught.append(e)
+
+        t = threading.Thread(target=run)
+        t.start()
+        assert t.ident is not None
+        watchdog._raise_in(t.ident, exc_type)
+        go.set()
+        t.join(10)
+        assert len(caught) == 1 and type(caught[0]) is exc_type
+        assert f"{text} exceeded in host code called by the guest" in str(caught[0])
