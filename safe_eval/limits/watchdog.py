@@ -121,7 +121,7 @@ _thread = False  # the watchdog thread was started (in this process)
 IN_HOST_CODE: dict[int, _Watch] = {}
 
 
-def _loop() -> None:  # pragma: no cover - a low-level thread, which the coverage tracer does not follow
+def _loop() -> None:
     while True:
         time.sleep(PERIOD)
         _period()
