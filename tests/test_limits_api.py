@@ -326,3 +326,51 @@ def test_default_recursion_limit_is_cpythons(name: str, code: str, expected: Any
     assert Limits().recursion == 1000
     run = lambda: safe_exec(code, limits=Limits(time=30))["r"]  # noqa: E731
     assert (_in_thread(run) if thread else run()) == expected
+
+
+# -- the RSS reader: after a fork, and where /proc cannot be read ------------------------------
+
+
+@pytest.fixture
+def ledger(monkeypatch: pytest.MonkeyPatch):
+    """The memory ledger's module state, restored after the test (a reading of 0 left as the
+    last sample would charge the next run the whole process). The descriptor is the test's to
+    leave open (a restored number might name a closed descriptor)."""
+    from safe_eval.limits import memory
+
+    for name in ("_unavailable", "_last", "_last_by"):
+        monkeypatch.setattr(memory, name, getattr(memory, name))
+    return memory
+
+
+def test_after_a_fork_the_rss_reader_reopens_its_own_statm(ledger) -> None:
+    before = ledger.rss()
+    fds = len(os.listdir("/proc/self/fd"))
+    ledger._forked()  # what the child runs after a fork
+    assert ledger._fd_pid is None
+    assert ledger.rss() > 0 and ledger._fd_pid == os.getpid()
+    assert abs(ledger.rss() - before) < 256 * 2**20
+    assert len(os.listdir("/proc/self/fd")) == fds  # the inherited descriptor closed, not leaked
+
+
+def test_without_proc_the_up_front_estimates_still_refuse(ledger, monkeypatch: pytest.MonkeyPatch) -> None:
+    # macOS and Windows have no /proc: rss() reads 0, only the estimates at allocation sites apply
+    real_open = os.open
+
+    def no_proc(path, *args, **kwargs):
+        if str(path).startswith("/proc/"):
+            raise FileNotFoundError(path)
+        return real_open(path, *args, **kwargs)
+
+    if ledger._fd is not None:
+        os.close(ledger._fd)
+    ledger._fd, ledger._fd_pid = None, None
+    monkeypatch.setattr(os, "open", no_proc)
+    assert ledger.rss() == 0 and ledger._unavailable
+    assert ledger.rss() == 0  # not retried
+    with pytest.raises(MemoryLimit):
+        safe_eval("bytearray(10**9)", limits={"memory": 64 * 2**20})
+    assert safe_eval("len(bytearray(10**6))", limits={"memory": 64 * 2**20}) == 10**6
+    monkeypatch.undo()
+    ledger._unavailable = False
+    assert ledger.rss() > 0

@@ -131,3 +131,180 @@ def test_a_delivery_right_after_the_context_is_reset_leaves_the_run_ended_cleanl
     assert context.current_context() is None
     monkeypatch.undo()
     assert safe_eval.safe_eval("2 + 2") == 4
+
+
+# -- one watchdog period, driven at an exact point (``watchdog._period``) ---------------------
+# The watchdog thread calls ``_period`` every PERIOD seconds; these tests call it themselves, with
+# the delivery recorded instead of raised, so each branch is reached without sleeping for it.
+
+
+one_period = watchdog._period
+
+
+@pytest.fixture
+def deliveries(monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, type[BaseException] | None]]:
+    """What the watchdog would raise, recorded; the watchdog thread's own periods paused
+    meanwhile (its loop looks ``_period`` up each time), so only the test's periods run."""
+    sent: list[tuple[int, type[BaseException] | None]] = []
+    monkeypatch.setattr(watchdog, "_period", lambda: None)
+    monkeypatch.setattr(watchdog, "_raise_in", lambda tid, exc: sent.append((tid, exc)))
+    with watchdog._lock:  # a period the thread began before the patch has ended
+        pass
+    return sent
+
+
+def test_a_period_fires_time_into_an_overdue_run_on_the_cpu_and_stop_clears_it(deliveries) -> None:
+    budget = Budget(Limits(time=1.0))
+    budget.deadline = time.monotonic() - 2 * watchdog.GRACE
+    w = watchdog.start(budget)
+    assert w is not None
+    try:
+        one_period()
+        assert deliveries == [(threading.get_ident(), watchdog.WatchdogTimeLimit)] and w.fired
+    finally:
+        watchdog.stop(w)
+    # stop clears the exception still pending for the thread (None: PyThreadState_SetAsyncExc's clear)
+    assert deliveries[-1] == (threading.get_ident(), None)
+
+
+def test_a_period_within_grace_of_the_deadline_fires_nothing(deliveries) -> None:
+    budget = Budget(Limits(time=1.0))
+    budget.deadline = time.monotonic() - watchdog.GRACE / 10  # overdue, not by the grace yet
+    w = watchdog.start(budget)
+    try:
+        one_period()
+        one_period()
+        assert deliveries == [] and w is not None and not w.fired
+    finally:
+        watchdog.stop(w)
+    assert deliveries == []  # nothing fired: nothing to clear
+
+
+def test_a_period_fires_nothing_into_a_run_off_the_cpu(deliveries) -> None:
+    # a run in a tool call (host code of the host's own, ``host_code``) is never interrupted,
+    # overdue or over its memory; back in the run, the overdue run stops at once
+    budget = Budget(Limits(time=1.0, memory=2**20))
+    budget.deadline = time.monotonic() - 2 * watchdog.GRACE
+    budget.mem_used = 2**21
+    w = watchdog.start(budget)
+    try:
+        parked = watchdog.host_code()
+        assert parked is w
+        one_period()
+        one_period()
+        assert deliveries == []
+        with pytest.raises(watchdog.WatchdogTimeLimit):
+            watchdog.back_in_run(parked)
+    finally:
+        watchdog.stop(w)
+
+
+def test_a_period_fires_memory_only_into_a_run_that_did_not_refuel_since_the_last(deliveries) -> None:
+    budget = Budget(Limits(time=60.0, memory=2**20))
+    budget.mem_used = 2**21  # over its limit, as a host library's allocations leave it
+    w = watchdog.start(budget)
+    assert w is not None
+    try:
+        one_period()  # the first period only records what the run spent
+        assert deliveries == []
+        budget.spent += 4096  # the guest ticked: its own budget checks its memory, precisely
+        one_period()
+        assert deliveries == []
+        one_period()  # no tick for a whole period: stuck in host code, stopped here
+        assert deliveries == [(threading.get_ident(), watchdog.WatchdogMemoryLimit)] and w.fired
+    finally:
+        watchdog.stop(w)
+
+
+def test_a_period_fires_no_memory_limit_into_a_stuck_run_under_its_limit(deliveries) -> None:
+    budget = Budget(Limits(time=60.0, memory=2**40))
+    w = watchdog.start(budget)
+    try:
+        one_period()
+        one_period()
+        assert deliveries == []
+    finally:
+        watchdog.stop(w)
+
+
+def test_a_period_fires_into_the_interleaved_run_on_the_cpu_not_the_one_below(deliveries) -> None:
+    # a run started inside another on the thread (a tool's own run) holds the CPU: only it is
+    # interrupted, and when it stops the outer run is on the CPU again
+    outer, inner = Budget(Limits(time=1.0)), Budget(Limits(time=1.0))
+    outer.deadline = inner.deadline = time.monotonic() - 2 * watchdog.GRACE
+    w = watchdog.start(outer)
+    try:
+        spare = watchdog.start(inner)
+        assert spare is not None and spare.spare
+        one_period()
+        assert deliveries == [(threading.get_ident(), watchdog.WatchdogTimeLimit)]
+        assert spare.fired and w is not None and not w.fired
+        watchdog.stop(spare)
+        deliveries.clear()
+        one_period()
+        assert deliveries == [(threading.get_ident(), watchdog.WatchdogTimeLimit)] and w.fired
+    finally:
+        watchdog.stop(w)
+
+
+class _Delivered(Exception):
+    pass
+
+
+def _blocked_thread(go: threading.Event, seen: list[str]) -> threading.Thread:
+    """A thread blocked in a lock until ``go``: an asynchronous exception set for it is delivered
+    at the first bytecode it runs after, never before."""
+
+    def run() -> None:
+        try:
+            go.wait()
+            for _ in range(1000):
+                pass
+            seen.append("ran to the end")
+        except _Delivered:
+            seen.append("delivered")
+
+    t = threading.Thread(target=run)
+    t.start()
+    return t
+
+
+def test_raise_in_delivers_to_the_thread_and_none_clears_what_is_pending() -> None:
+    for clear, expected in ((False, "delivered"), (True, "ran to the end")):
+        go, seen = threading.Event(), []
+        t = _blocked_thread(go, seen)
+        assert t.ident is not None
+        watchdog._raise_in(t.ident, _Delivered)
+        if clear:
+            watchdog._raise_in(t.ident, None)
+        go.set()
+        t.join(10)
+        assert seen == [expected]
+
+
+def test_a_delivered_watchdog_limit_is_the_public_error_with_its_message() -> None:
+    # delivered by class, without arguments (``PyThreadState_SetAsyncExc``): each builds its own
+    # message, and the host catches it as the public TimeLimit/MemoryLimit
+    from safe_eval.errors import MemoryLimit
+
+    for exc_type, public, text in ((watchdog.WatchdogTimeLimit, TimeLimit, "time limit"),
+                                   (watchdog.WatchdogMemoryLimit, MemoryLimit, "memory limit")):
+        caught: list[BaseException] = []
+        go = threading.Event()
+
+        def run() -> None:
+            try:
+                go.wait()
+                for _ in range(1000):
+                    pass
+            except public as e:  # this iteration's thread, joined below
+                caught.append(e)
+
+        t = threading.Thread(target=run)
+        t.start()
+        assert t.ident is not None
+        watchdog._raise_in(t.ident, exc_type)
+        go.set()
+        t.join(10)
+        assert len(caught) == 1 and type(caught[0]) is exc_type
+        assert f"{text} exceeded in host code called by the guest" in str(caught[0])

@@ -126,8 +126,7 @@ def format_spec_width(spec: str) -> int:
     if not spec:
         return 0
     m = _spec().match(spec)
-    if m is None:
-        return 0
+    assert m is not None  # every part of the pattern is optional: it matches any text
     total = 0
     for part in m.groups():
         if part:
@@ -238,8 +237,6 @@ def host_container_members(x: Any) -> list[Any] | None:
         return list(x)
     if name == "ChainMap":
         return list(x.maps)
-    if name in ("UserList", "UserDict"):
-        return [x.data]
     return [*dict.keys(x), *dict.values(x)]  # OrderedDict, defaultdict, Counter
 
 
@@ -251,7 +248,9 @@ _COLLECTIONS: dict[type, str] = {}
 def _register_collections() -> None:
     import collections
 
-    for name in ("deque", "OrderedDict", "defaultdict", "Counter", "ChainMap", "UserList", "UserDict"):
+    # (not UserList/UserDict: the guest's are guest-stdlib classes, the host's reach a run only
+    # as opaque proxies)
+    for name in ("deque", "OrderedDict", "defaultdict", "Counter", "ChainMap"):
         _COLLECTIONS[getattr(collections, name)] = name
 
 

@@ -59,17 +59,18 @@ _unavailable = False
 
 
 def _open() -> int | None:
+    """Open ``/proc/self/statm`` (``rss`` calls it first and after a fork: the inherited
+    descriptor still names the parent's statm, and is closed here)."""
     global _fd, _fd_pid, _unavailable
-    pid = os.getpid()
-    if _fd is not None and _fd_pid == pid:
-        return _fd
-    # After a fork the inherited descriptor still names the parent's statm: reopen.
+    if _fd is not None:
+        os.close(_fd)
+        _fd = None
     try:
         _fd = os.open("/proc/self/statm", os.O_RDONLY)
     except OSError:
         _unavailable = True
         return None
-    _fd_pid = pid
+    _fd_pid = os.getpid()
     return _fd
 
 

@@ -41,7 +41,7 @@ from safe_eval.limits.estimates import (
     seq_item_size,
 )
 from safe_eval.limits.indices import as_index
-from safe_eval.limits.iteration import SMALL, TickingIterator, metered, update_source
+from safe_eval.limits.iteration import SMALL, TickingIterator, charge_items, metered, update_source
 from safe_eval.limits.numbers import check_decimal_pow_mod, check_operands, check_to_int, gcd_ns
 from safe_eval.limits.sharing import keyed
 
@@ -291,6 +291,13 @@ def _iadd(a: Any, b: Any) -> Any:
         a += b
         return a
     if ta is list or _extends_in_c(ta, "__iadd__"):
+        if b is a and not isinstance(a, list):
+            # ``d += d``: C copies the deque's items first (an iterator over it raised
+            # RuntimeError, a mutation during iteration): priced as ``metered`` prices a list's
+            n = deque.__len__(a)
+            charge_items(n, 8 * n)
+            a += a
+            return a
         # list/deque += iterable is extend: C pulls the items, through the metered door
         a += metered(b)
         return a

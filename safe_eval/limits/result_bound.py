@@ -93,17 +93,20 @@ class ResultBound:
         return budget
 
     def settle(self, budget: Budget) -> None:
-        """Refund what one host call did not use, however it ended (a call stopped by its ops
-        or time limit used all it was given, so it leaves the bound spent), and carry the
-        memory it left allocated to the next calls."""
+        """Refund what one host call did not use, however it ended (a call stopped by its time
+        limit used all its time, one stopped by another limit all its ops: it leaves the bound
+        spent of that), and carry the memory it left allocated to the next calls."""
         given_ops = budget.limits.ops
-        used_ops = given_ops if budget.exhausted is not None else min(budget.ops_used, given_ops)
-        elapsed = time.monotonic() - budget.started
+        # a call stopped by its time limit spent the time, not the ops: the next call is refused
+        # with the kind of limit the bound ran out of (it was refused as OpLimit)
+        timed_out = isinstance(budget.exhausted, TimeLimit)
+        stopped = budget.exhausted is not None and not timed_out
+        used_ops = given_ops if stopped else min(budget.ops_used, given_ops)
+        refund = 0.0 if timed_out else max(0.0, budget.limits.time - (time.monotonic() - budget.started))
         held = budget.memory_used()
         with self._lock:
             # (never above the limits: the host may have refilled while the call ran)
             self.ops_left = min(self.limits.ops, self.ops_left + given_ops - used_ops)
-            self.time_left = min(float(self.limits.time),
-                                 self.time_left + max(0.0, budget.limits.time - elapsed))
+            self.time_left = min(float(self.limits.time), self.time_left + refund)
             self.mem_held = max(0, self.mem_held + held)
             self.calls -= 1

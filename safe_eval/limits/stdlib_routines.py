@@ -2,9 +2,10 @@
 
 ``date(2020, 1, 1).strftime('%c' * 10**7)`` expands every directive in one C call,
 ``shake_128(b'').hexdigest(4 * 10**8)`` allocates what its argument says, ``deque([1]) * 10**9``
-repeats in C, ``pow(Decimal(3), Decimal('1E20000'), m)`` is an exact modular power whose
-exponent the context precision does not bound, and ``UserString``/``UserList`` are host Python
-code that calls the raw ``str``/``list`` routines (``UserString('ab') * 10**9``). Each guard
+repeats in C, and ``pow(Decimal(3), Decimal('1E20000'), m)`` is an exact modular power whose
+exponent the context precision does not bound. (The guest's ``UserString``/``UserList`` are
+guest-stdlib code, ``safe_eval/guestlib/collections.py``, priced as the guest's own; the host
+classes reach a run only as opaque proxies.) Each guard
 here converts the size arguments once (``indices.as_index``), checks an upper bound of what
 CPython allocates and computes, and calls the routine with the converted values.
 
@@ -220,75 +221,6 @@ def _counted(iterable: Any) -> Any:
     return prepare(iterable, 8)
 
 
-def _user_string_guards() -> dict[str, Guard]:
-    """``UserString``'s methods call the raw ``str`` routines on ``self.data``: the ``str``
-    guards instead (the result wrapped as ``UserString`` does it)."""
-    import collections
-
-    from safe_eval.limits.guards import GUARDED_METHODS
-    from safe_eval.limits.operators import divlike_slow, mul_slow
-
-    text = GUARDED_METHODS[str]
-    user_string = collections.UserString
-    table: dict[str, Guard] = {}
-
-    def wrapping(name: str) -> Guard:
-        guard = text[name]
-
-        def method(self: Any, *args: Any) -> Any:
-            return self.__class__(guard(self.data, *args))
-
-        method.__name__ = method.__qualname__ = name
-        return method
-
-    for name in ("ljust", "rjust", "center", "zfill", "expandtabs", "replace", "translate"):
-        table[name] = wrapping(name)
-    for name in ("split", "rsplit"):
-        guard = text[name]
-        table[name] = lambda self, *args, _g=guard: _g(self.data, *args)
-    table["join"] = lambda self, seq: text["join"](self.data, seq)
-
-    def mul(self: Any, n: Any) -> Any:
-        return self.__class__(mul_slow(self.data, n, operator.mul))
-
-    def mod(self: Any, args: Any) -> Any:
-        return self.__class__(divlike_slow(self.data, args, operator.mod))
-
-    def rmod(self: Any, template: Any) -> Any:
-        return self.__class__(divlike_slow(str(template), self.data, operator.mod))
-
-    table.update(__mul__=mul, __rmul__=mul, __mod__=mod, __rmod__=rmod)
-    return {name: table[name] for name in table if name in user_string.__dict__}
-
-
-def _user_list_guards() -> dict[str, Guard]:
-    """``UserList`` repeats and extends ``self.data`` with the raw ``list`` routines."""
-    import collections
-
-    from safe_eval.limits.operators import mul_slow
-
-    iadd = guarded_binop(ast.Add, True)
-    assert iadd is not None
-
-    def mul(self: Any, n: Any) -> Any:
-        return self.__class__(mul_slow(self.data, n, operator.mul))
-
-    def imul(self: Any, n: Any) -> Any:
-        self.data = mul_slow(self.data, n, operator.mul)
-        return self
-
-    def iadd_(self: Any, other: Any) -> Any:
-        other = other.data if isinstance(other, collections.UserList) else other
-        self.data = iadd(self.data, other)
-        return self
-
-    def extend(self: Any, other: Any) -> None:
-        other = other.data if isinstance(other, collections.UserList) else other
-        self.data = iadd(self.data, other)
-
-    return {"__mul__": mul, "__rmul__": mul, "__imul__": imul, "__iadd__": iadd_, "extend": extend}
-
-
 # libmpdec's transcendental functions work to the context precision p: measured at p = 4000
 # (CPython 3.11, shared cores) ln 1.8 s, log10 2.1 s, exp 0.8 s, power of p-digit operands
 # 2.7 s, about quadratic in p, each one C call no watchdog can interrupt. Priced before the call
@@ -379,8 +311,6 @@ def stdlib_routine_guards() -> dict[type, dict[str, Guard]]:
         datetime.date: strftime_guards(datetime.date),
         datetime.time: strftime_guards(datetime.time),
         collections.deque: _deque_guards(),
-        collections.UserString: _user_string_guards(),
-        collections.UserList: _user_list_guards(),
         decimal.Context: {"power": _context_power(decimal.Context.power),
                           **{n: _context_method(getattr(decimal.Context, n), n) for n in _TRANSCENDENTAL}},
         decimal.Decimal: {n: _decimal_method(getattr(decimal.Decimal, n), n) for n in _TRANSCENDENTAL},

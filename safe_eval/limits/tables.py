@@ -64,12 +64,8 @@ def keyed_source(x: Any) -> Any:
     if tp is range:
         last = x.start + (n - 1) * x.step
         return x if -_MODULUS < min(x.start, last) and max(x.start, last) < _MODULUS else TickingIterator(x)
-    try:
-        if _spread(x):
-            return x
-    except Exception:  # an unhashable item or a bad pair: C raises CPython's own error
-        pass
-    return TickingIterator(x)
+    # (``_spread`` runs no guest code and cannot raise here: exact containers, exact types)
+    return x if _spread(x) else TickingIterator(x)
 
 
 def keyed_pairs(x: Any) -> Any:

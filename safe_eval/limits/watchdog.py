@@ -124,48 +124,54 @@ IN_HOST_CODE: dict[int, _Watch] = {}
 def _loop() -> None:
     while True:
         time.sleep(PERIOD)
-        with _lock:
-            now = time.monotonic()
-            for w in [*_watches.values(), *_spares.values()]:
-                budget = w.budget
-                if not w.active or budget is None:
-                    continue
-                if _oncpu.get(w.thread_id) is not w:
-                    # the thread runs host code or another run now: an exception raised there
-                    # would stop the wrong code; the run's own tick stops it when it is back
-                    continue
-                if now > budget.deadline + GRACE:
-                    _raise_in(w.thread_id, WatchdogTimeLimit)
-                    w.fired = True
-                    continue
-                spent, w.seen = w.seen, budget.spent
-                if spent != budget.spent:
-                    # guest code refuelled since the last period: the budget samples memory
-                    # itself, with the precise error; only a run stuck in host code is ours
-                    continue
-                # every watched run: each is measured from its start (``Budget.start_memory``)
-                if budget.mem_used + memory.unsampled(budget) > budget.limits.memory:
-                    _raise_in(w.thread_id, WatchdogMemoryLimit)
-                    w.fired = True
+        _period()
+
+
+def _period() -> None:
+    """One period of the watchdog: fire into every overdue run on the CPU of its thread (its
+    own function, so tests drive a period at an exact point instead of sleeping for one)."""
+    with _lock:
+        now = time.monotonic()
+        for w in [*_watches.values(), *_spares.values()]:
+            budget = w.budget
+            if not w.active or budget is None:
+                continue
+            if _oncpu.get(w.thread_id) is not w:
+                # the thread runs host code or another run now: an exception raised there
+                # would stop the wrong code; the run's own tick stops it when it is back
+                continue
+            if now > budget.deadline + GRACE:
+                _raise_in(w.thread_id, WatchdogTimeLimit)
+                w.fired = True
+                continue
+            spent, w.seen = w.seen, budget.spent
+            if spent != budget.spent:
+                # guest code refuelled since the last period: the budget samples memory
+                # itself, with the precise error; only a run stuck in host code is ours
+                continue
+            # every watched run: each is measured from its start (``Budget.start_memory``)
+            if budget.mem_used + memory.unsampled(budget) > budget.limits.memory:
+                _raise_in(w.thread_id, WatchdogMemoryLimit)
+                w.fired = True
 
 
 def _ensure_thread() -> None:
     # a low-level thread: ``threading.Thread.start`` waits until the new thread has run, which
     # on a busy machine costs a scheduler round trip in the first evaluation of a process; it
-    # is a daemon by nature (never joined at exit)
+    # is a daemon by nature (never joined at exit). Called by ``start`` under ``_lock`` once
+    # ``_thread`` is false, so at most one thread is started.
     global _thread
-    if not _thread:
-        # A stack of its own size, not the default: that is the soft stack limit the process
-        # started with, which a child process inherits from a host whose runs raised it
-        # (``stackguard``): a sandbox worker's watchdog took gigabytes of its address-space
-        # limit that way, and its guest ran out of memory.
-        with _stack_lock:
-            old = _lowlevel.stack_size(_STACK)
-            try:
-                _lowlevel.start_new_thread(_loop, ())
-            finally:
-                _lowlevel.stack_size(old)
-        _thread = True
+    # A stack of its own size, not the default: that is the soft stack limit the process
+    # started with, which a child process inherits from a host whose runs raised it
+    # (``stackguard``): a sandbox worker's watchdog took gigabytes of its address-space
+    # limit that way, and its guest ran out of memory.
+    with _stack_lock:
+        old = _lowlevel.stack_size(_STACK)
+        try:
+            _lowlevel.start_new_thread(_loop, ())
+        finally:
+            _lowlevel.stack_size(old)
+    _thread = True
 
 
 # the watchdog's loop needs little stack (its first firing imports ctypes)

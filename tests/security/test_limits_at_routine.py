@@ -999,3 +999,80 @@ def test_slices_of_ordinary_data_are_not_refused() -> None:
             "for i in range(2000):\n    n += len(s[i:]) + len(b[:i]) + len(xs[i::2])\nn")
     expected = sum((2**20 - i) + i + len(range(i, 2**17, 2)) for i in range(2000))
     assert safe_eval(code, {}, limits={"memory": 64 * 2**20, "ops": 10**9, "time": 60}) == expected
+
+
+# -- a deque extended by itself (``d += d``) --------------------------------------------------
+# CPython's deque copies its own items first; the metered extend handed C an iterator over the
+# deque it was growing, and ``d += d`` raised RuntimeError (deque mutated during iteration). The
+# copy is priced as a list's is (an op and a pointer per item).
+
+
+@pytest.mark.parametrize("code", [
+    "import collections\nd = collections.deque([1, 2])\nd += d\nlist(d)",
+    "import collections\nclass D(collections.deque): pass\nd = D([1, 2])\nd += d\nlist(d)",
+    "import collections\nd = collections.deque([1, 2])\nd.__iadd__(d)\nlist(d)",
+], ids=["deque", "guest-deque-subclass", "iadd-slot"])
+def test_a_deque_extended_by_itself_doubles_as_in_cpython(code):
+    assert safe_eval(code, {}) == [1, 2, 1, 2]
+
+
+def test_a_deque_extended_by_itself_pays_for_the_copy():
+    from safe_eval import Evaluator
+
+    itself = "import collections\nd = collections.deque(range(100))\nd += d"
+    a_copy = "import collections\nd = collections.deque(range(100))\nd += list(d)"
+    ev = Evaluator()
+    assert ev.run(itself).ops == ev.run(a_copy).ops - 1 == 103  # list(d): one call more
+    with pytest.raises(MemoryLimit):
+        safe_eval("import collections\nd = collections.deque(range(1000))\nfor _ in range(40):\n    d += d",
+                  {}, limits={"memory": 64 * 2**20, "ops": 10**9, "time": 5.0})
+
+
+# -- deque slots, shake digests and strftime reached directly -----------------------------------
+# (stdlib_routines: each priced routine refuses what its argument asks for, and gives CPython's
+# answer under the limit)
+STDLIB_LIMITS = {"ops": 2 * 10**6, "memory": 64 * 2**20, "time": 5.0}
+STDLIB_PATHS = [
+    ("deque-imul-slot", "import collections\nd = collections.deque([1])\nd.__imul__(10**9)", MemoryLimit),
+    ("deque-iadd-slot-endless", "import collections\nd = collections.deque()\n"
+     "d.__iadd__(iter(int, 1))", OpLimit),
+    ("shake-digest", "import hashlib\nhashlib.shake_128(b'').digest(10**9)", MemoryLimit),
+    ("date-format-spec", "import datetime\nformat(datetime.date(2020, 1, 2), '%c' * 10**6)", MemoryLimit),
+    ("datetime-strftime", "import datetime\ndatetime.datetime(2020, 1, 2).strftime('%c' * 10**6)", MemoryLimit),
+    ("strftime-zone-name", "import datetime\nt = datetime.timezone(datetime.timedelta(0), 'z' * 10**6)\n"
+     "datetime.datetime(2020, 1, 2, tzinfo=t).strftime('%Z' * 100)", MemoryLimit),
+]
+
+
+@pytest.mark.parametrize(("code", "limit"), [(c, lim) for _, c, lim in STDLIB_PATHS],
+                         ids=[i for i, _, _ in STDLIB_PATHS])
+def test_a_priced_stdlib_routine_refuses_what_its_argument_asks(code, limit):
+    with pytest.raises(limit):
+        safe_eval(code, {}, limits=STDLIB_LIMITS)
+
+
+@pytest.mark.parametrize(("code", "expected"), [
+    ("import collections\nd = collections.deque([1])\nd.__imul__(3)\nlist(d)", [1, 1, 1]),
+    ("import collections\ncollections.deque([1]).__mul__('a')", NotImplemented),
+    ("import collections\ncollections.deque([1]).__imul__('a')", NotImplemented),
+    ("import collections\nd = collections.deque([1])\nd.__iadd__(x for x in [2, 3])\nlist(d)", [1, 2, 3]),
+    ("import hashlib\nhashlib.shake_128(b'').digest(4).hex()", "7f9c2ba4"),
+    ("import hashlib\nhashlib.shake_128(b'').hexdigest(0)", ""),
+    ("import datetime\nformat(datetime.date(2020, 1, 2), '')", "2020-01-02"),
+    ("import datetime\nt = datetime.timezone(datetime.timedelta(0), 'z%')\n"
+     "datetime.datetime(2020, 1, 2, tzinfo=t).strftime('[%Z]%%')", "[z%]%"),
+], ids=["deque-imul", "deque-mul-not-int", "deque-imul-not-int", "deque-iadd-iterable", "shake-digest",
+        "shake-hexdigest-0", "date-empty-spec", "strftime-zone-name"])
+def test_priced_stdlib_routines_give_cpythons_answers(code, expected):
+    assert safe_eval(code, {}, limits=STDLIB_LIMITS) == expected
+
+
+@pytest.mark.parametrize("code", [
+    "dict([(i, i) for i in range(40)] + [()])",
+    "d = {}\nd.update([(i, i) for i in range(40)] + [()])",
+], ids=["dict", "dict-update"])
+def test_a_malformed_pair_in_a_long_pair_source_gives_cpythons_error(code):
+    # past 32 pairs the keys' hashes are checked first (``tables.keyed_pairs``): a pair without
+    # a first item leaves it to C, which raises CPython's own error
+    with pytest.raises(GuestError, match=r"ValueError: dictionary update sequence element #40 has length 0"):
+        safe_eval(code, {})

@@ -153,3 +153,40 @@ def test_eight_threads_calling_a_returned_spinner_together_spend_one_runs_ops() 
     for t in threads:
         t.join()
     assert (len(stopped), ns["count"][0] <= alone["count"][0]) == (8, True)
+
+
+def test_a_call_stopped_by_the_time_limit_leaves_the_bound_spent() -> None:
+    # the one wall-clock case: the bound's time is what a call stopped by its time limit spends
+    from safe_eval.errors import TimeLimit
+
+    spin = safe_eval.safe_eval("def spin(n):\n    while n:\n        pass\n    return 7\nspin",
+                               limits={"time": 0.05, "ops": 10**12})
+    with pytest.raises(TimeLimit):
+        spin(1)
+    with pytest.raises(TimeLimit, match=SPENT):
+        spin(0)
+    safe_eval.refill(spin)
+    assert spin(0) == 7
+
+
+def test_a_draw_interrupted_before_its_call_gives_the_reservation_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    # an asynchronous exception (an enclosing run's watchdog, KeyboardInterrupt) landing between
+    # the reservation and the call: no settle follows, so the draw itself refunds
+    from safe_eval.limits.budget import Budget
+    from safe_eval.limits.model import Limits
+    from safe_eval.limits.result_bound import ResultBound
+
+    bound = ResultBound(Limits(ops=1000))
+    real = Budget.memory_used
+
+    def interrupted(self: Budget) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Budget, "memory_used", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        bound.draw()
+    assert bound.calls == 0 and bound.ops_left == 1000 and bound.time_left == bound.limits.time
+    monkeypatch.setattr(Budget, "memory_used", real)
+    budget = bound.draw()  # not refused as concurrent, and given the whole bound
+    assert budget.limits.ops == 1000
+    bound.settle(budget)
