@@ -33,7 +33,26 @@ OP_COUNTS = [
     ("builtin-list-1000", "list(range(1000))", 1002),
     ("builtin-max-key-callback-100", "max(range(100), key=bytearray)", 202),
     ("str-join-100", "','.join(['a'] * 100)", 114),
+    # the lazy itertools pay for the items taken, not for their whole input up front
+    ("islice-3-of-a-million", "import itertools\nlist(itertools.islice(range(10**6), 3))", 9),
+    ("islice-skipping-to-the-end", "import itertools\nsum(itertools.islice(range(10_000), 9_998, None))", 10_005),
+    ("takewhile-3-of-a-million", "import itertools\nlist(itertools.takewhile(lambda x: x < 3, range(10**6)))", 14),
+    ("chain-of-two-ranges", "import itertools\nlist(itertools.chain(range(3), range(10**6, 10**6 + 2)))", 9),
 ]
+
+
+# what a host C loop inside a lazy itertools iterator pulls from a long input still ticks
+@pytest.mark.parametrize("code", [
+    "next(itertools.dropwhile(bool, range(1, 10**12)))",
+    "next(itertools.filterfalse(bool, range(1, 10**12)))",
+    "next(itertools.islice(range(10**12), 10**11, None))",
+    "next(itertools.compress(range(10**12), itertools.repeat(0)))",
+])
+def test_a_lazy_itertools_search_through_a_long_input_stops_at_the_ops_limit(code):
+    from safe_eval.errors import OpLimit
+
+    with pytest.raises(OpLimit):
+        Evaluator().run("import itertools\n" + code, limits={"ops": 100_000})
 
 
 @pytest.mark.parametrize(("code", "ops"), [(c, n) for _, c, n in OP_COUNTS], ids=[i for i, _, _ in OP_COUNTS])

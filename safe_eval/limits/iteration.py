@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import builtins
 import collections.abc
+import itertools
 import types
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -376,6 +377,9 @@ def metered_constructor(cls: type) -> Callable[..., Any]:
     def construct(*args: Any, **kwargs: Any) -> Any:
         if not args and not kwargs:
             return cls()
+        if lazy_at is not None:
+            return cls(*[_lazy_arg(a) if lazy_at is _ALL or i in lazy_at else a for i, a in enumerate(args)],
+                       **{k: _lazy_arg(v) if k in _LAZY_KEYWORDS else v for k, v in kwargs.items()})
         first = [_items_of(args[0])] if drains and args else []
         rest = [consume(a) for a in args[len(first):]]
         if keyed is not None and args:  # the items inserted into a hash table
@@ -388,6 +392,7 @@ def metered_constructor(cls: type) -> Callable[..., Any]:
 
     drains = issubclass(cls, _DRAINING_CLASSES)
     keyed = _table_price(cls, "__init__")
+    lazy_at = _LAZY_ARGS.get(cls)
     construct.__name__ = construct.__qualname__ = cls.__name__
     construct.__doc__ = cls.__doc__
     return construct
@@ -423,6 +428,28 @@ def metered_method(cls: type, name: str) -> Callable[..., Any]:
 
     call.__name__ = call.__qualname__ = name
     return call
+
+
+# The lazy iterator classes of ``itertools``: they only call ``iter()`` on the arguments at
+# these positions and pull items one ``__next__`` at a time, so those arguments go in as the
+# builtin adapters' do (``lazy``: a long or unsized input ticks per item taken), never charged
+# whole up front as a consuming constructor's are: ``islice(range(10**9), 3)`` costs 3 items.
+_ALL = frozenset({-1})
+_LAZY_ARGS: dict[type, frozenset[int]] = {
+    getattr(itertools, name): at for name, at in (
+        ("islice", frozenset({0})), ("takewhile", frozenset({1})), ("dropwhile", frozenset({1})),
+        ("filterfalse", frozenset({1})), ("starmap", frozenset({1})), ("accumulate", frozenset({0})),
+        ("compress", frozenset({0, 1})), ("groupby", frozenset({0})), ("pairwise", frozenset({0})),
+        ("batched", frozenset({0})), ("zip_longest", _ALL), ("chain", _ALL),
+    ) if hasattr(itertools, name)
+}
+_LAZY_KEYWORDS = frozenset({"iterable", "data", "selectors"})
+
+
+def _lazy_arg(x: Any) -> Any:
+    """An argument at an iterable's position as ``lazy`` gives it; anything that is not
+    iterable (a wrong argument) as it is, for CPython's own error."""
+    return lazy(x) if hasattr(type(x), "__iter__") else x
 
 
 def _table_price(cls: type, name: str) -> Callable[[Any], Any] | None:
