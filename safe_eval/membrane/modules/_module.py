@@ -75,7 +75,3 @@ class CuratedModule:
     def name_of(module: CuratedModule) -> str:
         name: str = object.__getattribute__(module, "_se_name")
         return name
-
-    @staticmethod
-    def names_of(module: CuratedModule) -> frozenset[str]:
-        return frozenset(object.__getattribute__(module, "_se_attrs"))
