@@ -206,7 +206,7 @@ RE = {
     "template-not-text": "(err(re.sub, 'a', 5, 'abc'), err(re.sub, 'a', None, 'abc'), re.sub(b'a', bytearray(b'x'), b'abc'))",
     "template-bad-group-before-subject": "(err(re.sub, 'a', r'\\1', 5), err(re.sub, '(a)', r'\\1', ['x']), err(re.sub, '(a)', r'\\1', 5))",
     "match-accessors": "m = re.compile(r'(?P<w>\\w)(\\d)?').search('xx a1 b', 2)\n(m[1], m['w'], m.start(2), m.end(), m.span(), m.string, m.pos, m.endpos, m.lastindex, m.lastgroup)",
-    "lastgroup-is-lastindex-name": "[re.match(p, s).lastgroup for p, s in [(r'(?P<a>x)(?P<b>y)?', 'x'), (r'(?P<a>x)(?P<b>y)', 'xy'), ('x', 'x'), (r'(a)|(?P<n>b)', 'a'), (r'((?P<i>a))', 'a'), (r'(?P<o>(a))', 'a')]]",
+    "lastgroup-is-lastindex-name": "[re.match(p, s).lastgroup for p, s in [(r'(?P<a>x)(?P<b>y)?', 'x'), (r'(?P<a>x)(?P<b>y)', 'xy'), ('x', 'x'), (r'(a)|(?P<n>b)', 'a'), (r'((?P<i>a))', 'a'), (r'(?P<o>(a))', 'a'), (r'(?P<w>a)(b)', 'ab')]]",
     "expand": "m = re.match('(?P<q>a)(b)?', 'a')\n(m.expand(r'\\g<q>\\1'), err(m.expand, r'\\9'), err(m.expand, r'\\g<nope>'), m.expand(r'[\\2]'))",
     "escape": "(err(re.escape, 5), re.escape(b'a.b'), re.escape('a*b'))",
     "many-patterns-one-run": "len({re.compile('x%d' % i).pattern for i in range(600)})",
