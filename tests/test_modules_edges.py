@@ -103,7 +103,9 @@ TYPING = {
     "or-and-ror": "(repr(typing.List[int] | None), repr(int | typing.List[int]), repr(typing.Optional[int] | str))",
     "nested-forms": "repr(typing.Dict[str, typing.List[typing.Optional[int]]])",
     "instance-and-subclass-checks": "(isinstance([], typing.List), isinstance(typing.List, typing.List), issubclass(list, typing.Sequence), issubclass(int, typing.Sequence))",
-    "equality-and-hash": "(typing.List[int] == typing.List[int], typing.List[int] == typing.List[str], typing.Any == 1, typing.List == typing.List, hash(typing.List[int]) == hash(typing.List[int]))",
+    "equality-and-hash": "(typing.List[int] == typing.List[int], typing.List[int] == typing.List[str], typing.Any == 1, typing.List == typing.List, hash(typing.List[int]) == hash(typing.List[int]), typing.Optional[int] == typing.Any, typing.List == typing.Text)",
+    "newtype-identity-of-a-form": "U = typing.NewType('U', object)\n(repr(U(typing.List)), U(typing.List[int]) == typing.List[int])",
+    "overloads-then-implementation": "@typing.overload\ndef h(x: int) -> int: ...\n@typing.overload\ndef h(x: str) -> str: ...\ndef h(x):\n    return x * 2\n(h(2), h('a'))",
     "not-callable-form": "err(typing.Optional, 5)[0]",
     "typeddict-functional": "M = typing.TypedDict('M', {'a': int, 'b': typing.List[str]})\n(repr(M), M(a=1, b=[]))",
     "typeddict-pairs-total": "M = typing.TypedDict('M', [('a', int)], total=False)\n(repr(M), M())",
@@ -232,6 +234,7 @@ ENUM = {
     "qualname": "E = enum.Enum('E', 'A B', qualname='X.E')\nE.__qualname__",
     "pair-of-wrong-length": "[err(enum.Enum, 'E', [p]) for p in [('A', 1, 2), ('A',), ()]]",
     "name-not-text": "[err(enum.Enum, 'E', n)[0] for n in ([(1, 2)], [1])]",
+    "keywords-without-names": "err(enum.Enum, 'E', module='m')",
     "value-lookup": "class C(enum.Enum):\n    R = 1\n(repr(C(1)), C['R'] is C.R, err(C, 3))",
 }
 
@@ -261,6 +264,8 @@ DECIMAL = {
     "localcontext-from-context": "with decimal.localcontext(decimal.Context(prec=3)):\n    r = str(decimal.Decimal(1) / 3)\n(r, str(decimal.Decimal(1) / 3))",
     "localcontext-not-a-context": "def f():\n    with decimal.localcontext(5):\n        pass\nerr(f)[0]",
     "localcontext-bad-keyword": "def f():\n    with decimal.localcontext(bogus=5):\n        pass\nerr(f)",
+    "new-context-repr": "repr(decimal.Context(prec=5, Emax=99))",
+    "decimal-from-a-long-int": "str(decimal.Decimal(10**5000 + 1))[:5]",
     "settable-fields": "c = decimal.Context()\nc.prec = 10\nc.rounding = decimal.ROUND_UP\nc.Emax = 999\nc.Emin = -999\n(c.prec, c.rounding, c.Emax, c.Emin)",
 }
 
@@ -287,6 +292,8 @@ STATS_AND_FRACTIONS = {
     "fraction-class-checks": "from fractions import Fraction\n(isinstance(Fraction(1, 2), Fraction), isinstance(0.5, Fraction), issubclass(bool, Fraction), issubclass(Fraction, Fraction), repr(Fraction))",
     "decimal-class-checks": "from decimal import Decimal\n(isinstance(Decimal(1), Decimal), repr(Decimal), issubclass(int, Decimal))",
     "statistics-not-iterable": "import statistics\nerr(statistics.mean, object())[0]",
+    "statistics-item-not-a-number": "import statistics\n(err(statistics.mean, [1, 'a']), err(statistics.median, [1, None])[0], statistics.mode([None, None, 1]))",
+    "base64-long-data": "import base64\nlen(base64.b64encode(b'x' * 70000))",
     "normal-dist": "import statistics\nd = statistics.NormalDist(1, 2)\n(d.mean, d.stdev, round(d.cdf(1), 6), repr(statistics.NormalDist))",
     "random-randbytes": "import random\nrandom.Random(5).randbytes(4)",
 }
@@ -310,6 +317,8 @@ STRING = {
     "formatter-attribute": "class P:\n    x = 4\nstring.Formatter().format('{0.x}{p.x}', P(), p=P())",
     "template-mapping-and-keywords": "t = string.Template('$a $b')\n(t.substitute({'a': 1, 'b': 2}, b=3), t.safe_substitute(a='x'))",
     "textwrap-indent-not-text": "import textwrap\nerr(textwrap.indent, 5, 'x')",
+    "textwrap-long-text": "import textwrap\n(len(textwrap.wrap('ab ' * 2000, 50)), len(textwrap.fill('ab ' * 2000, 50)))",
+    "template-many-long-values": "len(string.Template('$a ' * 100).substitute(a='x' * 1000))",
     "textwrap-indent-predicate": "import textwrap\ntextwrap.indent('a\\n\\nb', '> ', lambda line: True)",
 }
 
@@ -342,6 +351,7 @@ def test_time_sleep_past_the_deadline_ends_the_run_at_once() -> None:
 def test_curated_callables_handed_back_to_the_host_run_without_a_budget() -> None:
     sleep, count, indent = safe_eval("import time, itertools, textwrap\n(time.sleep, itertools.count, textwrap.indent)", {})
     assert sleep(0) is None
+    assert indent("a\nb", "> ") == "> a\n> b"
     counter = count(3)
     assert (next(counter), next(counter), repr(counter)) == (3, 4, "count(5)")
     # a host-side call is still sized: 1.1 MB of text times a 1 KB prefix is refused before C runs
