@@ -151,6 +151,12 @@ class _PricedType:
         return repr(self._cls)
 
 
+def priced_class(value: Any) -> type | None:
+    """The class a priced callback stands for, else None: host code that takes a class as data
+    (``typing.NewType('Id', int)``, ``TypeVar('T', bound=int)``) reads the class itself."""
+    return value._cls if type(value) is _PricedType else None
+
+
 def _callbacks(fn: Any, values: Any) -> Any:
     """``values`` (arguments of host callable ``fn``) with priced types as priced callbacks.
     Functions that only inspect types (``isinstance``) get them as they are."""

@@ -1076,3 +1076,24 @@ def test_a_malformed_pair_in_a_long_pair_source_gives_cpythons_error(code):
     # a first item leaves it to C, which raises CPython's own error
     with pytest.raises(GuestError, match=r"ValueError: dictionary update sequence element #40 has length 0"):
         safe_eval(code, {})
+
+
+# ``time.sleep`` is one C call the deadline check prices before it starts; the check must read the
+# number C will sleep for, never a guest subclass's arithmetic or comparison overrides
+SLEEP_SUBCLASSES = {
+    "float-radd-zero": "class F(float):\n    def __radd__(self, other):\n        return 0.0\ntime.sleep(F(30))",
+    "float-lt-false": "class F(float):\n    def __radd__(self, other):\n        return 0.0\n    def __lt__(self, other):\n        return False\ntime.sleep(F(30))",
+    "int-radd-zero": "class I(int):\n    def __radd__(self, other):\n        return 0\ntime.sleep(I(30))",
+    "index-object": "class N:\n    def __index__(self):\n        return 30\ntime.sleep(N())",
+}
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("code", list(SLEEP_SUBCLASSES.values()), ids=list(SLEEP_SUBCLASSES))
+def test_time_sleep_past_the_deadline_is_refused_whatever_number_type_asks(code: str) -> None:
+    import time
+
+    start = time.monotonic()
+    with pytest.raises(TimeLimit, match="time.sleep would pass the deadline"):
+        safe_eval("import time\n" + code, {}, limits={"time": 1.0})
+    assert time.monotonic() - start < 1.0

@@ -28,7 +28,7 @@ from safe_eval.interpreter.identity import register_curated_types
 from safe_eval.membrane.admission import register_guest_visible
 from safe_eval.membrane.modules._module import CuratedModule
 
-__all__ = ["CURATED", "CuratedModule", "import_module", "register_subclassable", "is_curated_module"]
+__all__ = ["CURATED", "CuratedModule", "import_module", "register_subclassable"]
 
 # module name -> file in this package implementing it
 _FILES: dict[str, str] = {
@@ -192,10 +192,6 @@ def _register_once() -> None:
     if not _registered:
         _registered = True
         register_subclassable()
-
-
-def is_curated_module(value: object) -> bool:
-    return type(value) is CuratedModule
 
 
 def register_subclassable() -> None:

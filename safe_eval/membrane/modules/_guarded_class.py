@@ -22,6 +22,8 @@ class GuardedClass(type):
         return isinstance(obj, cls._real)
 
     def __subclasscheck__(cls, sub: Any) -> bool:
+        if isinstance(sub, GuardedClass):  # a stand-in stands for its real class here too
+            sub = sub._real
         return isinstance(sub, type) and issubclass(sub, cls._real)
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:

@@ -1,5 +1,5 @@
 """Tell the membrane which attributes of the host data types our modules hand out the guest
-may read (``allowlists.allow_host_type``), when the membrane provides that API."""
+may read (``allowlists.allow_host_type``)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,8 @@ from typing import Any
 
 
 def allow(cls: type, names: Iterable[str] | None = None) -> None:
-    try:
-        from safe_eval.membrane.allowlists import allow_host_type
-    except ImportError:
-        return
+    from safe_eval.membrane.allowlists import allow_host_type
+
     allow_host_type(cls, None if names is None else list(names))
 
 

@@ -63,9 +63,6 @@ class CuratedModule:
     def __dir__(self) -> list[str]:
         return sorted(object.__getattribute__(self, "_se_attrs"))
 
-    def __reduce_ex__(self, protocol: object) -> Any:
-        raise TypeError("curated modules cannot be pickled or copied")
-
     def __safe_eval_getattr__(self, name: str) -> Any:
         """The membrane's hook: a guest ``module.name`` read (the allowlist, nothing else)."""
         return CuratedModule.__getattribute__(self, name)
@@ -75,7 +72,3 @@ class CuratedModule:
     def name_of(module: CuratedModule) -> str:
         name: str = object.__getattribute__(module, "_se_name")
         return name
-
-    @staticmethod
-    def names_of(module: CuratedModule) -> frozenset[str]:
-        return frozenset(object.__getattribute__(module, "_se_attrs"))

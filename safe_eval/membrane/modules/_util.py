@@ -53,4 +53,4 @@ class FuelIter:
         return next(self._it)
 
     def __repr__(self) -> str:
-        return f"<{type(self._it).__name__} iterator>"
+        return repr(self._it)  # CPython's: ``count(5)``, ``repeat('x', 3)``

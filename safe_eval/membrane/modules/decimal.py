@@ -63,6 +63,10 @@ class _PricedMethod:
         return self._fn(self._ctx, *args, **kwargs)
 
 
+def _copy(ctx: decimal.Context) -> GuestContext:
+    return GuestContext(ctx.copy())
+
+
 class GuestContext:
     """A view of a host ``decimal.Context`` with capped setters."""
 
@@ -72,11 +76,9 @@ class GuestContext:
         object.__setattr__(self, "_ctx", ctx)
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
-            raise AttributeError(name)
         value = getattr(self._ctx, name)
-        if name in ("copy",):
-            return lambda: GuestContext(self._ctx.copy())
+        if name == "copy":  # a view of the copy (an opaque callable: the membrane admits it)
+            return _PricedMethod(_copy, self._ctx)
         priced = slot_price(type(self._ctx), name)  # ``power(a, b, modulo)``: the routine's price
         if priced is not None:
             return _PricedMethod(priced, self._ctx)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from safe_eval.interpreter.compile_expr import priced_class
 from safe_eval.interpreter.identity import is_guest_class, register_guest_class
 from safe_eval.limits.indices import as_index
 from safe_eval.membrane.modules._util import pick
@@ -50,14 +51,18 @@ def _member(item: Any) -> Any:
     if text is not None:
         return text
     pair = snapshot_items(item)
-    if len(pair) != 2:
-        raise TypeError("enum members must be names or (name, value) pairs")
+    if len(pair) != 2:  # CPython's unpacking error
+        if len(pair) > 2:
+            raise ValueError("too many values to unpack (expected 2)")
+        raise ValueError(f"not enough values to unpack (expected 2, got {len(pair)})")
     name = snapshot_text(pair[0])
     return (pair[0] if name is None else name), pair[1]
 
 
 def _check_name(name: Any) -> None:
-    if type(name) is not str or name.startswith("_"):
+    if type(name) is not str:  # CPython's error is a TypeError too (its builder takes len())
+        raise TypeError(f"enum member names must be str, not {type(name).__name__}")
+    if name.startswith("_"):
         raise ValueError(f"enum member name {name!r} is not allowed in safe-eval")
 
 
@@ -73,7 +78,10 @@ def _functional(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[tuple[An
         args = (_names(args[0]), *args[1:])
     elif "names" in out:
         out["names"] = _names(out["names"])
-    _check_mixin(out.get("type"))
+    if "type" in out:
+        # ``int`` handed to a host call comes as a priced callback: the builder gets the class
+        out["type"] = priced_class(out["type"]) or out["type"]
+        _check_mixin(out["type"])
     for key in ("module", "qualname"):
         if out.get(key) is not None:
             text = snapshot_text(out[key])

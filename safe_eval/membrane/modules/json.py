@@ -30,6 +30,8 @@ def _layout(kwargs: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, value in kwargs.items():
         if name == "cls":
+            if value is None:  # CPython's default: the plain encoder
+                continue
             raise TypeError("json: the 'cls' argument is not supported in safe-eval")
         if name in _FLAGS:
             out[name] = bool(value)
@@ -60,8 +62,12 @@ def _indent(value: Any) -> int | str | None:
 
 def _separators(value: Any) -> tuple[str, str]:
     items = snapshot_items(value)
+    if len(items) != 2:  # CPython unpacks the pair
+        if len(items) > 2:
+            raise ValueError("too many values to unpack (expected 2)")
+        raise ValueError(f"not enough values to unpack (expected 2, got {len(items)})")
     texts = [snapshot_text(item) for item in items]
-    if len(texts) != 2 or texts[0] is None or texts[1] is None:
+    if texts[0] is None or texts[1] is None:
         raise TypeError("json: separators must be a pair of strings")
     if any(len(t) > MAX_SEPARATOR for t in texts):  # type: ignore[arg-type]
         raise ValueError(f"json: separators must be at most {MAX_SEPARATOR} characters")
@@ -153,8 +159,9 @@ def dumps(obj: Any, **kwargs: Any) -> str:
 
 
 def loads(s: Any, **kwargs: Any) -> Any:
-    if "cls" in kwargs:
+    if kwargs.get("cls") is not None:  # None is CPython's default: the plain decoder
         raise TypeError("json: the 'cls' argument is not supported in safe-eval")
+    kwargs.pop("cls", None)
     text = snapshot(s)  # a str/bytes subclass: its stored data, so len() below is the truth
     if type(text) in (str, bytes, bytearray) and len(text) > _CHECK_EVERY:
         check_alloc(len(text) * _LOADS_BYTES_PER_CHAR)  # the C decoder builds it all in one call

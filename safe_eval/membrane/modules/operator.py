@@ -3,32 +3,22 @@
 ``attrgetter`` and ``methodcaller`` take attribute names as data (``attrgetter('__class__')``):
 ours resolve every name through the membrane's ``get_attr``, never raw ``getattr``. The
 arithmetic functions that can allocate a lot in one C call (``mul('a', 10**10)``, ``pow``,
-``lshift``) use the interpreter's guarded binary operators when the limits package has one.
+``lshift``) are replaced by the limits package's guarded operators (``GUARDED_MODULE_ATTRS``).
 """
 
 from __future__ import annotations
 
-import ast
 import operator
-from collections.abc import Callable
 from typing import Any
 
-from safe_eval.limits.operators import guarded_binop
 from safe_eval.membrane.snapshot import snapshot_text
 
 SAFE = ["abs", "add", "and_", "concat", "contains", "countOf", "delitem", "eq", "floordiv", "ge",
-        "getitem", "gt", "iadd", "iand", "iconcat", "ifloordiv", "imatmul", "imod", "index",
-        "indexOf", "inv", "invert", "ior", "irshift", "is_", "is_not", "isub", "itemgetter",
-        "itruediv", "ixor", "le", "length_hint", "lt", "matmul", "mod", "ne", "neg", "not_",
-        "or_", "pos", "rshift", "setitem", "sub", "truediv", "truth", "xor"]
-
-# name -> (ast operator, in place?) for the functions whose result size the guest controls
-GUARDED: dict[str, tuple[type[ast.operator], bool]] = {
-    "mul": (ast.Mult, False), "imul": (ast.Mult, True),
-    "pow": (ast.Pow, False), "ipow": (ast.Pow, True),
-    "lshift": (ast.LShift, False), "ilshift": (ast.LShift, True),
-    "add": (ast.Add, False), "iadd": (ast.Add, True),
-}
+        "getitem", "gt", "iadd", "iand", "iconcat", "ifloordiv", "ilshift", "imatmul", "imod",
+        "imul", "index", "indexOf", "inv", "invert", "ior", "ipow", "irshift", "is_", "is_not",
+        "isub", "itemgetter", "itruediv", "ixor", "le", "length_hint", "lshift", "lt", "matmul",
+        "mod", "mul", "ne", "neg", "not_", "or_", "pos", "pow", "rshift", "setitem", "sub",
+        "truediv", "truth", "xor"]
 
 
 class attrgetter:
@@ -80,18 +70,11 @@ class methodcaller:
         return get_attr(obj, self._name)(*self._args, **self._kwargs)
 
     def __repr__(self) -> str:
-        return f"operator.methodcaller({self._name!r}, ...)"
-
-
-def _guarded(name: str) -> Callable[..., Any]:
-    op_type, inplace = GUARDED[name]
-    fn = guarded_binop(op_type, inplace)
-    plain: Callable[..., Any] = getattr(operator, name)
-    return fn if fn is not None else plain
+        args = [repr(self._name), *map(repr, self._args), *(f"{k}={v!r}" for k, v in self._kwargs.items())]
+        return f"operator.methodcaller({', '.join(args)})"
 
 
 def build() -> dict[str, Any]:
     attrs: dict[str, Any] = {name: getattr(operator, name) for name in SAFE if hasattr(operator, name)}
-    attrs.update({name: _guarded(name) for name in GUARDED})
     attrs.update(attrgetter=attrgetter, methodcaller=methodcaller)
     return attrs

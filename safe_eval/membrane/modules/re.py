@@ -327,6 +327,8 @@ class Match:
 
     def expand(self, template: Any) -> Any:
         _text_bound(template, self._m.string)
+        if isinstance(template, (str, bytes)):
+            _template_parse(template, self._pattern._compiled)  # CPython's errors (``\9``: re.error)
         try:
             return self._m.expand(template)
         except regex.error as e:
@@ -352,7 +354,10 @@ class Match:
 
     @property
     def lastgroup(self) -> str | None:
-        return self._m.lastgroup  # type: ignore[no-any-return]
+        # ``re``'s: the name of group ``lastindex`` (``regex`` names the last named group matched)
+        index = self._m.lastindex
+        names = [name for name, i in self._pattern._compiled.groupindex.items() if i == index]
+        return names[0] if names else None
 
     @property
     def regs(self) -> tuple[tuple[int, int], ...]:
@@ -490,6 +495,10 @@ class Pattern:
         self._state(string)
         if isinstance(repl, (str, bytes)) and isinstance(self.pattern, str) is not isinstance(repl, str):
             self._compiled.subn(repl, string[:0], count)  # CPython's own TypeError
+        elif not callable(repl) and not isinstance(repl, (str, bytes)):
+            # CPython's own TypeError for a template that is not text (``regex`` fails on an int
+            # with a SystemError)
+            self._compiled.subn(repl, self._compiled.pattern[:0], count)
         out_size = _OutputSize(string)
         template = None
         if callable(repl):
@@ -504,10 +513,12 @@ class Pattern:
         elif isinstance(repl, str) and "\\" in repl or isinstance(repl, bytes) and b"\\" in repl:
             # group references: each expansion is counted as it is made (``(?=(.*))`` with
             # ``\\1`` expands to the rest of the subject at every position)
-            if isinstance(string, (str, bytes, bytearray)):
-                # CPython's template errors, even with no match (its parse: ``Pattern.sub``
-                # would keep the template and the pattern in CPython's template cache)
-                _template_parse(repl, self._compiled)
+            # CPython's template errors, even with no match (its parse: ``Pattern.sub``
+            # would keep the template and the pattern in CPython's template cache)
+            _template_parse(repl, self._compiled)
+            if not isinstance(string, (str, bytes, bytearray)):
+                # then CPython's own TypeError for the subject (``regex`` words it differently)
+                self._compiled.subn(repl[:0], string, count)
             template = repl
             budget = current_or_default()
 

@@ -90,9 +90,7 @@ def build() -> dict[str, Any]:
     allow(statistics.NormalDist, [n for n in NORMAL_DIST_NAMES if hasattr(statistics.NormalDist, n)])
     attrs: dict[str, Any] = {}
     for name in NAMES:
-        value = getattr(statistics, name, None)
-        if value is None:
-            continue
+        value = getattr(statistics, name)
         attrs[name] = value if isinstance(value, type) else _gate(name, value)
     # n - 1 cut points for a guest n: the routine's one price (one object for every build)
     priced = ROUTINES.get(statistics.quantiles)

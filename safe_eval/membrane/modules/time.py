@@ -11,6 +11,7 @@ from typing import Any
 
 from safe_eval.errors import TimeLimit
 from safe_eval.limits.budget import current
+from safe_eval.limits.indices import as_index
 from safe_eval.membrane.modules._util import pick
 
 NAMES = ["time", "time_ns", "monotonic", "monotonic_ns", "perf_counter", "perf_counter_ns",
@@ -18,22 +19,27 @@ NAMES = ["time", "time_ns", "monotonic", "monotonic_ns", "perf_counter", "perf_c
          "asctime", "ctime", "struct_time"]
 
 
+def _seconds(secs: Any) -> float | int:
+    """``secs`` as the plain number C ``time.sleep`` reads (a float's stored value, else
+    ``__index__``; CPython's TypeError otherwise): the deadline check below and the sleep see
+    that one number, never a guest subclass's arithmetic or comparison overrides (a float
+    subclass whose ``__radd__`` returned 0.0 slept past the deadline)."""
+    if isinstance(secs, float):
+        return float.__float__(secs)
+    return as_index(secs)
+
+
 def sleep(secs: Any, /) -> None:
-    if not isinstance(secs, (int, float)) or isinstance(secs, bool):
-        raise TypeError(f"'{type(secs).__name__}' object cannot be interpreted as a number")
+    secs = _seconds(secs)
     if secs < 0:
         raise ValueError("sleep length must be non-negative")
     budget = current()
     if budget is not None:
         now = time.monotonic()
         if now + secs > budget.deadline:
-            limit = budget.limits.time
-            err = TimeLimit("time limit exceeded (time.sleep would pass the deadline)",
-                            value=limit, reached=round(now - budget.started + secs, 3))
-            fail = getattr(budget, "_fail", None)
-            if fail is not None:
-                fail(err)  # stays exhausted, like every other limit
-            raise err
+            # raised by the budget, which stays exhausted like every other limit
+            budget._fail(TimeLimit("time limit exceeded (time.sleep would pass the deadline)",
+                                   value=budget.limits.time, reached=round(now - budget.started + secs, 3)))
     time.sleep(secs)
 
 

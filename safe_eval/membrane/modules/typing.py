@@ -28,6 +28,7 @@ from typing import Any
 from safe_eval.context import on_run_exit
 from safe_eval.interpreter.annotations import inert_fields, register_stand_in
 from safe_eval.interpreter.classes import allow_base_stand_in, allow_class_keywords
+from safe_eval.interpreter.compile_expr import priced_class
 from safe_eval.interpreter.identity import is_guest_class
 from safe_eval.membrane.modules._typing_namedtuple import NamedTuple
 from safe_eval.membrane.snapshot import snapshot, snapshot_text
@@ -58,6 +59,9 @@ def _check_param(param: Any, depth: int = 0) -> Any:
     t = type(param)
     if t is _Form:
         return param._real
+    cls = priced_class(param)  # ``int`` handed to a host call (``NewType('Id', int)``) comes priced
+    if cls is not None:
+        return cls
     if t in _LITERALS:
         return param
     if t is tuple or t is list:
@@ -90,8 +94,10 @@ class _Form:
     __slots__ = ("_real",)
     _real: Any
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> _Form:
-        # ``type(typing.List)(x)`` in guest hands: a stand-in around an unchecked object
+    def __new__(cls, *args: Any, **kwargs: Any) -> _Form:  # pragma: no cover
+        # ``type(typing.List)(x)`` in guest hands: a stand-in around an unchecked object. The
+        # membrane refuses constructing safe-eval's own types first (test_modules_edges); this
+        # stays for host code holding the class
         raise TypeError("typing stand-ins cannot be created in safe-eval")
 
     def __getitem__(self, params: Any) -> Any:
@@ -116,7 +122,8 @@ class _Form:
         if any(real is b for b in _BUILDERS):
             args = tuple(_check_param(a) if i else a for i, a in enumerate(args))
             kwargs = {k: _check_param(v) if k == "bound" else v for k, v in kwargs.items()}
-        elif type(real) is not _NEW_TYPE:
+            return _wrap(_in_main(real(*args, **kwargs)))
+        if type(real) is not _NEW_TYPE:
             raise TypeError(f"{real!r} is not callable")
         return _wrap(real(*args, **kwargs))
 
@@ -160,15 +167,25 @@ _NEW_TYPE: Any = typing.NewType
 _STAND_IN_ALWAYS: tuple[Any, ...] = (typing.Generic, typing.Annotated, typing.TypedDict, typing.Protocol)
 
 
+def _in_main(made: Any) -> Any:
+    """``made`` (a form or class typing just built) in the guest's module: typing names the
+    module of its caller's frame, which is this host file (``repr(NewType('Id', int))``)."""
+    made.__module__ = "__main__"
+    return made
+
+
 def _typed_dict(typename: Any, fields: Any, /, *, total: Any = True) -> Any:
     """``TypedDict("M", {"a": int})`` from a plain copy of the fields (forms unwrapped)."""
     name = snapshot_text(typename)
-    table = snapshot(fields)
-    if name is None or type(table) is not dict:
+    if name is None:
         raise TypeError("TypedDict() takes a name and a dict of field types")
+    table = snapshot(fields)
+    if type(table) is not dict:
+        table = dict(table)  # CPython's ``dict(fields)``: (name, type) pairs too, with its errors
     build: Any = typing.TypedDict
     # a field given as text would be a ForwardRef host ``get_type_hints`` evaluates
-    return build(name, inert_fields({k: _check_param(v) for k, v in table.items()}), total=bool(total))
+    fields_ = inert_fields({k: _check_param(v) for k, v in table.items()})
+    return _in_main(build(name, fields_, total=bool(total)))
 
 
 _SET_REAL = _Form.__dict__["_real"].__set__  # the slot's own setter: _Form() is refused
