@@ -1277,8 +1277,8 @@ def _try_star_parked(body: St, clauses: list[Any], orelse: St | None) -> St:
     """``try``/``except*`` whose clause bodies can suspend, in a body whose frame is parked
     while suspended: the exception waits on the frame's tail, the clauses run outside any host
     ``except`` clause (``exception_star.handle_star_parked``), and what remains is raised as
-    ``handle_star`` raises it (chained to the exception caught), then goes on unchained with
-    the exception handled around the statement put back (see ``_try_except_nested``)."""
+    ``handle_star`` raises it (unchained), with the exception handled around the statement put
+    back (see ``_try_except_nested``)."""
     from safe_eval.interpreter.exception_star import handle_star_parked
     from safe_eval.interpreter.handled import handled, set_handled
 
@@ -1297,14 +1297,11 @@ def _try_star_parked(body: St, clauses: list[Any], orelse: St | None) -> St:
             if f[-1] is None:
                 set_handled(f[k])
                 return None
-            _caught(_raise_last, f, ())  # raised under the exception caught: chained as ``raise``
             set_handled(f[k])
-            _raise_as_is(f.pop())
+            _raise_as_is(f.pop())  # unchained, as ``handle_star`` raises it
             return None  # unreachable
         finally:
             del f[k:]
     return try_star_parked
 
 
-def _raise_last(f: Frame) -> None:
-    raise f[-1]

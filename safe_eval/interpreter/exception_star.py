@@ -10,7 +10,10 @@ As CPython does it (``ceval``'s ``CHECK_EG_MATCH`` and ``_PyExc_PrepReraiseStar`
   active exception while the clause runs (so a bare ``raise`` re-raises it), the rest goes on;
 - at the end, the parts that were re-raised (bare ``raise``) or never matched keep their place
   in the original group (``orig.split`` by identity of the leaves); new exceptions raised by
-  clauses are grouped before them: ``ExceptionGroup('', [*raised, kept])``.
+  clauses are grouped before them: ``ExceptionGroup('', [*raised, kept])``, unless that list
+  holds one exception, which goes on alone;
+- what goes on is raised as it is, never chained to the exception being handled (CPython's
+  ``RERAISE``): its ``__context__`` is what the clause that raised it, or the split, gave it.
 ``break``/``continue``/``return`` in an ``except*`` clause are compile errors (P009), so a clause
 ends by falling off its end or by raising.
 
@@ -26,6 +29,7 @@ import builtins
 from collections.abc import Callable
 from typing import Any
 
+from safe_eval.interpreter.handled import raise_as_is
 from safe_eval.interpreter.runtime import Frame
 
 __all__ = ["handle_star"]
@@ -60,21 +64,25 @@ def handle_star(e: BaseException, clauses: list[Clause], f: Frame,
         outcome = _run_clause(run, f, matched, not_catchable)
         if outcome is not None:
             (kept if outcome is matched else raised).append(outcome)
+    result = _outcome(e, naked, orig, rest, raised, kept)
+    if result is not None:
+        raise_as_is(result)
+
+
+def _outcome(e: BaseException, naked: bool, orig: BaseException, rest: BaseException | None,
+             raised: list[BaseException], kept: list[BaseException]) -> BaseException | None:
+    """What leaves the statement (``_PyExc_PrepReraiseStar``), or None."""
     if naked:
         if rest is not None:
-            raise e
-        if raised:
-            raise raised[0]
-        if kept:
-            raise kept[0]
-        return
+            return e
+        return raised[0] if raised else kept[0] if kept else None
     if rest is not None:
         kept.append(rest)
     result = _projection(orig, kept)
-    if raised:
-        result = _GROUP("", [*raised, result] if result is not None else raised)
-    if result is not None:
-        raise result
+    if not raised:
+        return result
+    leaving = [*raised, result] if result is not None else raised
+    return leaving[0] if len(leaving) == 1 else _GROUP("", leaving)
 
 
 def _check_types(types: Any) -> None:
@@ -133,8 +141,6 @@ def handle_star_parked(clauses: list[Clause], f: Frame, k: int,
     ``f``'s tail, never in a local of this host frame, and each clause runs outside any host
     ``except`` clause with its group made the handled exception by ``set_handled`` (see
     ``compile_stmt._try_except_nested``). Returns what goes on (the caller raises it), or None."""
-    from safe_eval.interpreter.handled import raise_as_is
-
     e = f[k]
     naked = not isinstance(e, _GROUP)
     f.append(_GROUP("", (e,)) if naked else e)  # f[k + 1]: orig
@@ -166,14 +172,4 @@ def handle_star_parked(clauses: list[Clause], f: Frame, k: int,
             (f[k + 4] if new is f[k + 5] else f[k + 3]).append(new)
             del new
         del f[k + 5:]
-    orig, rest, raised, kept = f[k + 1], f[k + 2], f[k + 3], f[k + 4]
-    if naked:
-        if rest is not None:
-            return f[k]  # type: ignore[no-any-return]
-        return raised[0] if raised else kept[0] if kept else None
-    if rest is not None:
-        kept.append(rest)
-    result = _projection(orig, kept)
-    if raised:
-        result = _GROUP("", [*raised, result] if result is not None else raised)
-    return result
+    return _outcome(f[k], naked, f[k + 1], f[k + 2], f[k + 3], f[k + 4])
