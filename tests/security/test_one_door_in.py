@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import time
+import types
 from typing import Any
 
 import pytest
@@ -566,3 +567,93 @@ def test_a_guest_object_the_host_application_writes_into_and_hands_back_enters_w
         return
     assert got[0] == "Refused"
     assert got[1] != 42
+
+
+# -- host callables refused even as tools (``membrane/danger.py``) ------------------------------
+class _Order:
+    @classmethod
+    def create(cls) -> _Order:
+        return cls()
+
+
+class _Meta(type):
+    @classmethod
+    def build(mcs) -> None:
+        return None
+
+
+class _CallMe:
+    def __call__(self) -> int:
+        return 1
+
+    __hash__ = None  # type: ignore[assignment]  # an unhashable callable instance
+
+
+def _nested_wrappers(depth: int) -> Any:
+    """A host callable wrapped ``depth`` times, alternating partial and bound method (a partial
+    of a partial is flattened by CPython; a bound method of a partial is not)."""
+    fn: Any = _Order.create
+    for i in range(depth):
+        fn = functools.partial(fn) if i % 2 else types.MethodType(fn, _Order)
+    return fn
+
+
+def _formatter_class() -> type:
+    import string
+
+    class MyFormatter(string.Formatter):
+        pass
+
+    return MyFormatter
+
+
+DANGEROUS_TOOLS = [
+    # found while covering danger.py: bound to an allowed type, these C methods were tools
+    # (``object.__subclasses__()`` handed the guest every host class as a callable tool)
+    pytest.param(object.__subclasses__, id="bound_object_subclasses"),
+    pytest.param(int.mro, id="bound_mro"),
+    pytest.param(object.__init_subclass__, id="bound_init_subclass"),
+    pytest.param(type.__new__, id="bound_type_new"),
+    pytest.param((1).__reduce_ex__, id="bound_reduce_ex"),
+    pytest.param(type.__prepare__, id="builtin_bound_to_type"),
+    # descriptors: object-model hooks, a method of a class of a system module
+    pytest.param(object.__setattr__, id="object_setattr_descriptor"),
+    pytest.param(type.__call__, id="type_call_descriptor"),
+    pytest.param(__import__("io").StringIO.write, id="io_method_descriptor"),
+    # a method bound to a module, to a metaclass; a callable whose class is a builtin type
+    pytest.param(types.MethodType(lambda self: 0, os), id="method_bound_to_os"),
+    pytest.param(_Meta.build, id="classmethod_of_a_metaclass"),
+    pytest.param(__import__("weakref").ref(_Order), id="weakref_instance"),
+    # classes: one of a system module, a subclass of a raw-getattr walker
+    pytest.param(subprocess.Popen, id="class_of_subprocess"),
+    pytest.param(_formatter_class(), id="formatter_subclass"),
+    pytest.param(_nested_wrappers(7), id="wrapped_too_deeply"),
+]
+
+
+@pytest.mark.parametrize("value", DANGEROUS_TOOLS)
+def test_a_dangerous_host_callable_in_env_is_refused_not_a_tool(value: Any) -> None:
+    assert safe_eval(KIND + "kind(x)", {"x": value}) == "Refused"
+    with pytest.raises(PolicyViolation) as info:
+        safe_eval("x()", {"x": value})
+    assert info.value.diagnostics[0].code == "E401"
+
+
+def test_a_host_subclasses_list_is_never_handed_over_as_tools() -> None:
+    # the class of each is a tool the guest could construct (a file-writing class among them)
+    with pytest.raises(PolicyViolation):
+        safe_eval("[repr(c) for c in subs()]", {"subs": object.__subclasses__})
+
+
+HARMLESS_TOOLS = [
+    pytest.param(_Order.create, id="classmethod_of_a_host_class"),
+    pytest.param(_CallMe(), id="unhashable_callable_instance"),
+    pytest.param(object.__sizeof__, id="unlisted_slot_of_object"),
+    pytest.param(dict.fromkeys, id="builtin_classmethod"),
+    pytest.param(_nested_wrappers(4), id="wrapped_a_few_times"),
+]
+
+
+@pytest.mark.parametrize("value", HARMLESS_TOOLS)
+def test_a_harmless_host_callable_in_env_is_a_tool(value: Any) -> None:
+    assert safe_eval(KIND + "kind(x)", {"x": value}) == "Tool"
