@@ -1,0 +1,132 @@
+"""The membrane's guest-facing behaviour through the public API (``safe_eval``, ``safe_exec``):
+the guarded builtins' argument errors, the instance-dict view, ``json`` and ``enum`` on
+subclassed containers (the snapshot copies), proxies, tools and host iterators as guest code
+sees them. The security invariants these parts enforce are tested under ``tests/security``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from safe_eval import expose, safe_eval
+from safe_eval.errors import GuestError
+
+
+def _error(code: str, env: dict[str, Any] | None = None) -> str:
+    with pytest.raises(GuestError) as info:
+        safe_eval(code, env or {})
+    return str(info.value)
+
+
+# -- builtins: CPython's errors -------------------------------------------------------------
+BUILTIN_ERRORS = {
+    "getattr(1)": "getattr expected at least 2 arguments, got 1",
+    "getattr(1, 'real', 0, 0)": "getattr expected at most 3 arguments, got 4",
+    "hasattr(1)": "hasattr expected 2 arguments, got 1",
+    "setattr(1, 'a')": "setattr expected 3 arguments, got 2",
+    "delattr(1)": "delattr expected 2 arguments, got 1",
+    "getattr(1, 2)": "attribute name must be string, not 'int'",
+    "hasattr([], None)": "attribute name must be string, not 'NoneType'",
+    "vars()": "vars() needs exactly one argument",
+    "vars(1)": "vars() argument must have __dict__ attribute",
+    "class S:\n    __slots__ = ('x',)\nvars(S())": "vars() argument must have __dict__ attribute",
+    "d = dir\nd()": "dir() needs exactly one argument",
+    "s = super\ns(1)": "super(): use super() inside a method or super(Class, obj)",
+    "super(int, 1)": "super() in safe-eval works with classes defined by the code",
+    "print(1, file=None or 2)": "print(file=...) is not available in safe-eval",
+    "print(1, sep=3)": "sep must be None or a string, not int",
+    "print(1, end=4)": "end must be None or a string, not int",
+    "eval(3)": "eval() arg 1 must be a string in safe-eval",
+    "eval('1', [])": "eval() globals must be a dict",
+    "exec('x = 1', {}, {})": "exec() with separate locals is not supported in safe-eval",
+}
+
+
+@pytest.mark.parametrize(("code", "message"), BUILTIN_ERRORS.items(), ids=list(BUILTIN_ERRORS))
+def test_guarded_builtins_raise_cpythons_type_errors(code: str, message: str) -> None:
+    assert message in _error(code)
+
+
+def test_getattr_and_hasattr_answer_for_missing_names() -> None:
+    assert safe_eval("(getattr(1, 'nope', 7), hasattr(1, 'real'), hasattr(1, 'nope'))") == (7, True, False)
+    assert "has no attribute 'nope'" in _error("getattr([], 'nope')")
+
+
+def test_setattr_and_delattr_change_the_guests_own_object() -> None:
+    code = "class A:\n    pass\na = A()\nsetattr(a, 'x', 1)\nv = a.x\ndelattr(a, 'x')\n(v, hasattr(a, 'x'))"
+    assert safe_eval(code) == (1, False)
+
+
+def test_print_takes_none_for_sep_and_end() -> None:
+    from safe_eval import Evaluator
+
+    result = Evaluator().run("print(1, 2, sep=None, end=None)", {})
+    assert result.stdout == "1 2\n"
+
+
+def test_eval_of_bytes_runs_their_text() -> None:
+    assert safe_eval("(eval(b'1 + 1'), eval(bytearray(b'3')))") == (2, 3)
+
+
+def test_exec_into_a_globals_dict_fills_it() -> None:
+    assert safe_eval("g = {}\nexec('x = 40 + 2', g)\ng['x']") == 42
+
+
+def test_dir_of_a_guest_object_lists_its_names_and_the_readable_dunders() -> None:
+    code = ("class A:\n    def f(self):\n        pass\na = A()\na.y = 1\n"
+            "(dir(a), dir(A))")
+    of_object, of_class = safe_eval(code)
+    assert {"f", "y", "__init__", "__class__"} <= set(of_object)
+    assert "__reduce_ex__" not in of_object and "__subclasshook__" not in of_object
+    assert "f" in of_class and "__mro__" not in of_object
+
+
+def test_dir_of_a_host_value_lists_only_what_the_guest_may_read() -> None:
+    names = safe_eval("dir([])")
+    assert "append" in names and "__len__" in names
+    assert "__class__" in names and "__init_subclass__" not in names and "__reduce_ex__" not in names
+    assert safe_eval("dir(o)", {"o": expose(object())}) == []
+
+
+# -- the instance-dict view (``vars(obj)``, ``obj.__dict__``) ----------------------------------
+A = "class A:\n    pass\na = A()\na.x = 1\nd = vars(a)\n"
+
+INSTANCE_DICT_READS = {
+    "list(iter(d))": ["x"],
+    "(d == {'x': 1}, d == vars(a), d == [('x', 1)])": (True, True, False),
+    "repr(d)": "{'x': 1}",
+    "d.copy()": {"x": 1},
+    "(d.get('x'), d.get('zz', 0), d.keys(), d.values(), d.items(), len(d), 'x' in d)":
+        (1, 0, ["x"], [1], [("x", 1)], 1, True),
+    "(d.setdefault('x', 5), d.setdefault('y', 6), a.y)": (1, 6, 6),
+    "(d.pop('zz', 3), d.pop('x'), hasattr(a, 'x'))": (3, 1, False),
+    "d.update([('k', 2)], z=3)\nd.update(vars(A()))\n(a.k, a.z)": (2, 3),
+    "d.clear()\n(hasattr(a, 'x'), len(d))": (False, 0),
+    "d['w'] = 4\ndel d['w']\nhasattr(a, 'w')": False,
+}
+
+
+@pytest.mark.parametrize(("code", "expected"), INSTANCE_DICT_READS.items(), ids=list(INSTANCE_DICT_READS))
+def test_the_instance_dict_view_reads_and_writes_like_a_dict(code: str, expected: Any) -> None:
+    assert safe_eval(A + code) == expected
+
+
+INSTANCE_DICT_ERRORS = {
+    "d[1] = 2": "attribute name must be string, not 'int'",
+    "d.pop('zz')": "KeyError",
+    "d.update({'q': 1}, {'r': 2})": "update expected at most 1 argument, got 2",
+    "d.fromkeys": "'dict' attribute 'fromkeys' is not accessible in safe-eval",
+}
+
+
+@pytest.mark.parametrize(("code", "message"), INSTANCE_DICT_ERRORS.items(), ids=list(INSTANCE_DICT_ERRORS))
+def test_the_instance_dict_view_raises_dicts_errors(code: str, message: str) -> None:
+    assert message in _error(A + code)
+
+
+def test_a_returned_instance_dict_view_reaches_the_host_as_a_plain_dict() -> None:
+    assert safe_eval(A + "d") == {"x": 1}
+    assert safe_eval(A + "(d, 1)") == ({"x": 1}, 1)
+    assert safe_eval(A + "[d, 2]") == [{"x": 1}, 2]
+    assert type(safe_eval(A + "d")) is dict
