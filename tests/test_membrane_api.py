@@ -130,3 +130,103 @@ def test_a_returned_instance_dict_view_reaches_the_host_as_a_plain_dict() -> Non
     assert safe_eval(A + "(d, 1)") == ({"x": 1}, 1)
     assert safe_eval(A + "[d, 2]") == [{"x": 1}, 2]
     assert type(safe_eval(A + "d")) is dict
+
+
+# -- tools, host classes, exposed objects and host iterators as guest code sees them ---------
+class Order:
+    """An order."""
+
+    def __init__(self) -> None:
+        self.id = 1
+        self.tags = ["a"]
+
+    @property
+    def broken(self) -> int:
+        raise RuntimeError("a failing host property")
+
+
+class SpecialOrder(Order):
+    pass
+
+
+class OrderError(Exception):
+    pass
+
+
+def _lazy(f: Any) -> Any:
+    return (f(i) for i in range(3))
+
+
+def test_a_host_class_tool_shows_its_name_and_doc_and_answers_isinstance() -> None:
+    code = ("o = Order()\n(repr(Order), Order.__name__, Order.__doc__, isinstance(o, Order), isinstance(1, Order),"
+            " issubclass(type(o), Order), issubclass(int, Order))")
+    assert safe_eval(code, {"Order": Order}) == ("<tool Order>", "Order", "An order.", True, False, True, False)
+
+
+def test_a_function_tool_is_no_class_for_isinstance_or_issubclass() -> None:
+    for code in ("isinstance(1, lazy)", "issubclass(int, lazy)"):
+        assert "isinstance() arg 2 must be a type" in _error(code, {"lazy": _lazy})
+
+
+def test_a_host_exception_class_matches_the_class_of_what_it_raised() -> None:
+    code = ("try:\n    raise E('x')\nexcept E as e:\n"
+            "    r = (repr(E), hash(E) == hash(type(e)), type(e) == E, E == 1, issubclass(type(e), E), issubclass(int, E))\nr")
+    # ``issubclass(type(e), E)`` was False: ``type(e)`` is the class's stand-in, not a type
+    assert safe_eval(code, {"E": OrderError}) == ("<host exception class E>", True, True, False, True, False)
+
+
+def test_an_exposed_class_and_its_instances_answer_isinstance_and_issubclass() -> None:
+    env = {"C": expose(Order), "S": expose(SpecialOrder), "o": expose(Order())}
+    code = "(repr(C), type(C) is type, isinstance(o, C), issubclass(type(o), C), issubclass(int, C), issubclass(S, C))"
+    assert safe_eval(code, env) == ("<class 'Order'>", True, True, True, False, True)
+    assert "issubclass() arg 1 must be a class" in _error("issubclass(1, C)", env)
+    assert "isinstance() arg 2 must be a type" in _error("isinstance(1, o)", env)
+
+
+def test_the_type_of_an_exposed_object_is_its_class_view() -> None:
+    code = "(isinstance(o, type(o)), type(o) == type(o), hash(type(o)) == hash(type(o)), type(o) == 1)"
+    assert safe_eval(code, {"o": expose(Order())}) == (True, True, True, False)
+
+
+def test_an_exposed_objects_repr_shows_scalars_and_only_the_type_of_the_rest() -> None:
+    shown = safe_eval("repr(o)", {"o": expose(Order(), attrs=["id", "tags", "broken"])})
+    assert shown == "Order(broken=<?>, id=1, tags=<list>)"
+
+
+def test_a_class_declaring_safe_eval_expose_as_a_mapping_shows_those_names() -> None:
+    class Declared:
+        __safe_eval_expose__ = {"attrs": ["id"], "methods": ["double"]}
+        id = 5
+
+        def double(self) -> int:
+            return 2 * self.id
+
+    assert safe_eval("(o.id, o.double())", {"o": Declared()}) == (5, 10)
+    assert "not exposed" in _error("o.secret", {"o": Declared()})
+
+
+def test_many_host_classes_each_keep_one_view_while_it_is_held() -> None:
+    # past 256 live views the map of views is swept; views still held stay the same object
+    classes = [type(f"K{i}", (), {}) for i in range(300)]
+    env = {"objs": [expose(k()) for k in classes], "again": [expose(k()) for k in classes]}
+    code = "views = [type(o) for o in objs]\nall(type(b) is v for b, v in zip(again, views))"
+    assert safe_eval(code, env) is True
+
+
+def test_a_host_generator_shows_as_one_and_hides_its_attributes() -> None:
+    assert safe_eval("g = lazy(lambda i: i * 2)\n(repr(g), list(g))", {"lazy": _lazy}) == ("<host generator>", [0, 2, 4])
+    assert "host iterator attribute 'send' is not accessible" in _error("getattr(lazy(abs), 'send')", {"lazy": _lazy})
+
+
+def test_a_limit_reached_inside_a_host_generator_ends_the_run() -> None:
+    from safe_eval.errors import OpLimit
+
+    with pytest.raises(OpLimit):
+        safe_eval("sum(1 for x in lazy(lambda i: sum(range(10**6))))", {"lazy": _lazy}, limits={"ops": 5000})
+
+
+def test_a_tool_raising_system_exit_hands_the_guest_a_catchable_exit() -> None:
+    def leave() -> None:
+        raise SystemExit(3)
+
+    assert safe_eval("try:\n    leave()\nexcept SystemExit as e:\n    r = e.code\nr", {"leave": leave}) == 3
