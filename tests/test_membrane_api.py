@@ -230,3 +230,31 @@ def test_a_tool_raising_system_exit_hands_the_guest_a_catchable_exit() -> None:
         raise SystemExit(3)
 
     assert safe_eval("try:\n    leave()\nexcept SystemExit as e:\n    r = e.code\nr", {"leave": leave}) == 3
+
+
+# -- attribute reads as CPython answers them --------------------------------------------------
+ATTRIBUTE_READS = {
+    "class S(str):\n    pass\nclass A:\n    pass\na = A()\na.x = 1\ngetattr(a, S('x'))": 1,
+    "class A:\n    pass\na = A()\na.x = 1\nobject.__delattr__(a, 'x')\nhasattr(a, 'x')": False,
+    "class S(str):\n    pass\n(S.format('{}-{}', 1, 2), S.format_map('{a}', {'a': 3}))": ("1-2", "3"),
+    "(str.format('{}', 1), str.format_map('{a}', {'a': 2}))": ("1", "2"),
+    "def f():\n    pass\nf.__class__.__name__": "Function",
+    "e = KeyError(1)\n(e.__eq__(e), e.__cause__)": (True, None),
+    "import functools\nhasattr(functools.partial(len), '__wrapped__')": False,
+    "class S(str):\n    def f(self):\n        return super().__mul__(2)\nS('ab').f()": "abab",
+    "import json\ntry:\n    json.loads('x')\nexcept ValueError as e:\n    r = (e.msg, e.pos)\nr": ("Expecting value", 0),
+    "f = staticmethod(lambda: 1)\ngetattr(f, '__fu' + 'nc__')()": 1,
+    "import random\ngetattr(random.Random(), '__mod' + 'ule__')": "safe_eval.membrane.modules.random",
+    "class S(str):\n    def f(self):\n        return getattr(super(), '__m' + 'ul__')(2)\nS('ab').f()": "abab",
+    "m = 'ab'.__mul__\n(m.__name__, m.__qualname__, repr(m))": ("__mul__", "__mul__", "<built-in method __mul__ of str object>"),
+    "import collections\nm = collections.deque().extend\n(m.__name__, getattr(m, 'x', 0))": ("extend", 0),
+}
+
+
+@pytest.mark.parametrize(("code", "expected"), ATTRIBUTE_READS.items(), ids=range(len(ATTRIBUTE_READS)))
+def test_attribute_reads_answer_as_in_cpython(code: str, expected: Any) -> None:
+    assert safe_eval(code) == expected
+
+
+def test_the_unbound_safe_format_checks_its_self_as_strs_descriptor_does() -> None:
+    assert "descriptor 'format' requires a 'str' object but received 'int'" in _error("str.format(1, 2)")

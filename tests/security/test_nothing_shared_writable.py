@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from safe_eval import Evaluator, expose, safe_eval
+from safe_eval.errors import GuestError
 
 # Evaluation 2: the state every write path below tries to change.
 PROBE = (
@@ -343,3 +344,19 @@ def test_a_host_exception_that_cannot_be_copied_is_never_handed_over_itself() ->
     assert safe_eval(code, {"boom": boom}) == (
         "RuntimeError", "host code raised LookupError, which cannot be handed to guest code")
     assert not hasattr(raised[0], "__notes__") and list(raised[0].args[0].values()) == [["host"]]
+
+
+INTERPRETER_WRITES = {
+    "def f():\n    pass\nsetattr(f, '_' + 'x', 1)": "it belongs to the interpreter",
+    "def f():\n    pass\nsetattr(f, '__ca' + 'll__', 1)": "it belongs to the interpreter",
+    "def g():\n    yield 1\nsetattr(g(), 'se' + 'nd', 1)": "it belongs to the interpreter",
+}
+
+
+@pytest.mark.parametrize("code", INTERPRETER_WRITES, ids=range(len(INTERPRETER_WRITES)))
+def test_an_interpreter_object_refuses_writes_to_its_own_names(code: str) -> None:
+    # a guest function keeps public attributes of its own (``f.calls = 0``), never the
+    # interpreter's: its slots, its dunders, a generator's methods
+    with pytest.raises(GuestError) as info:
+        safe_eval(code)
+    assert INTERPRETER_WRITES[code] in str(info.value)
