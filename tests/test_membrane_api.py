@@ -258,3 +258,7 @@ def test_attribute_reads_answer_as_in_cpython(code: str, expected: Any) -> None:
 
 def test_the_unbound_safe_format_checks_its_self_as_strs_descriptor_does() -> None:
     assert "descriptor 'format' requires a 'str' object but received 'int'" in _error("str.format(1, 2)")
+
+
+def test_str_format_of_a_builtin_function_shows_it_as_str_does() -> None:
+    assert safe_eval("('{}'.format(print), '{:>3}'.format(1))") == ("<built-in function print>", "  1")

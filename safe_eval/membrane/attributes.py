@@ -229,6 +229,10 @@ def _exit(value: Any, obj: object, name: str, depth: int = 0) -> Any:
         return _exit_type(value, obj, name)
     if isinstance(value, BaseException):
         return guest_exception(value)
+    if tp is slice and depth < 20:  # what it holds passes as a container's items do
+        for part in (value.start, value.stop, value.step):
+            _exit(part, obj, name, depth + 1)
+        return value
     if tp in _EXIT_CONTAINERS and depth < 20:
         if depth == 0 and (is_guest_object(obj) or is_guest_class(obj)):
             return value  # the guest's own object holds only what entered through the door

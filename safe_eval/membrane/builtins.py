@@ -6,7 +6,7 @@ Three groups, merged into ``BUILTINS`` once at import:
    the standard exception classes ...);
 2. guarded versions written here: ``getattr``/``setattr``/``delattr``/``hasattr``/``vars``/``dir``
    through the membrane's attribute rules, one-argument ``type``, ``super`` of guest classes,
-   ``print`` into the captured output, ``format`` through ``format_value``, and ``eval``/``exec``,
+   ``print`` into the captured output, and ``eval``/``exec``,
    which run their string through safe-eval itself (``current_context().run_nested``);
 3. engineer 5's ``GUARDED_BUILTINS`` (size- and work-checked ``sum``, ``sorted``, ``min`` ...),
    which replace any entry of the same name.
@@ -32,7 +32,6 @@ from safe_eval.limits.guards import GUARDED_BUILTINS, g_text, recursion_guard, s
 from safe_eval.membrane.admission import register_guest_visible
 from safe_eval.membrane.allowlists import GUEST_INSTANCE_DUNDERS, GUEST_TYPE_DUNDERS
 from safe_eval.membrane.attributes import del_attr, get_attr, readable, set_attr
-from safe_eval.membrane.crossing import format_value
 from safe_eval.membrane.stored import method_value
 from safe_eval.membrane.typeview import GUARDED_TYPE
 
@@ -174,10 +173,6 @@ def guest_print(*args: Any, sep: Any = " ", end: Any = "\n", file: Any = None, f
     ctx.budget.write(text)
 
 
-def guest_format(value: Any, format_spec: Any = "", /) -> str:
-    return format_value(value, format_spec)
-
-
 # -- eval / exec -------------------------------------------------------------------------------------
 def _run_nested(mode: str, source: Any, globals_: Any, locals_: Any) -> Any:
     if isinstance(source, bytes | bytearray):
@@ -216,7 +211,6 @@ def _build() -> dict[str, Any]:
         type=GUARDED_TYPE,
         super=guest_super,
         print=guest_print,
-        format=guest_format,
         eval=guest_eval,
         exec=guest_exec,
     )
@@ -229,7 +223,6 @@ def _build() -> dict[str, Any]:
         (guest_dir, "dir"),
         (guest_super, "super"),
         (guest_print, "print"),
-        (guest_format, "format"),
         (guest_eval, "eval"),
         (guest_exec, "exec"),
     ):

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from safe_eval import safe_callable, safe_eval, safe_exec
-from safe_eval.errors import PolicyViolation, TimeLimit
+from safe_eval.errors import GuestError, PolicyViolation, TimeLimit
 from safe_eval.policy import parse_policy
 
 # What guest code sees of a host value: the name of its type (a raw host object answers
@@ -657,3 +657,129 @@ HARMLESS_TOOLS = [
 @pytest.mark.parametrize("value", HARMLESS_TOOLS)
 def test_a_harmless_host_callable_in_env_is_a_tool(value: Any) -> None:
     assert safe_eval(KIND + "kind(x)", {"x": value}) == "Tool"
+
+
+# -- what env hands over, by kind (``crossing._enter``) -------------------------------------------
+def _nested(depth: int, leaf: Any) -> Any:
+    for _ in range(depth):
+        leaf = [leaf]
+    return leaf
+
+
+def _bottom(code: str) -> str:
+    return "x = v\nwhile type(x) is list:\n    x = x[0]\n" + code
+
+
+def test_a_slice_holding_a_host_function_enters_with_the_function_refused() -> None:
+    # a slice was admitted as it is, whatever it held; now it is a container like the others
+    assert safe_eval(KIND + "kind(s.stop)", {"s": slice(1, os.system)}) == "Refused"
+    assert safe_eval("(s.start, s.stop)", {"s": slice(1, [2])}) == (1, [2])
+
+
+@pytest.mark.parametrize("leaf", [pytest.param(lambda: 1, id="function"), pytest.param({}.keys(), id="dict_view")])
+def test_host_data_nested_past_the_entry_depth_is_refused_there(leaf: Any) -> None:
+    assert safe_eval(KIND + _bottom("kind(x)"), {"v": _nested(101, leaf)}) == "Refused"
+    assert safe_eval(KIND + _bottom("kind(x)"), {"v": _nested(3, leaf)}) != "Refused"
+
+
+def test_a_guest_list_nested_past_the_entry_depth_is_refused_there() -> None:
+    made = safe_exec("class L(list):\n    pass\nl = L([len])\n")["l"]
+    assert safe_eval(KIND + _bottom("kind(x)"), {"v": _nested(101, made)}) == "Refused"
+
+
+REGISTERED_CONTAINERS = [
+    pytest.param(__import__("collections").Counter("aab"), True, id="counter_of_scalars"),
+    pytest.param(__import__("collections").deque([1, 2]), True, id="deque_of_scalars"),
+    pytest.param(__import__("collections").deque([1, os.system]), False, id="deque_holding_a_host_function"),
+    pytest.param(__import__("collections").OrderedDict(a=os.system), False, id="mapping_holding_a_host_function"),
+    pytest.param(__import__("collections").defaultdict(list), True, id="defaultdict_of_a_listed_type"),
+    pytest.param(__import__("collections").defaultdict(os.getcwd), False, id="defaultdict_of_a_host_function"),
+    pytest.param(__import__("collections").namedtuple("Pair", "a b")(1, os.system), False,
+                 id="namedtuple_holding_a_host_function"),
+]
+
+
+@pytest.mark.parametrize(("value", "as_is"), REGISTERED_CONTAINERS)
+def test_a_listed_container_type_enters_as_is_only_holding_plain_data(value: Any, as_is: bool) -> None:
+    seen = safe_eval(KIND + "kind(v)", {"v": value})
+    assert (seen != "Refused") is as_is
+
+
+def test_a_host_dict_holding_a_host_function_enters_as_a_copy_with_a_tool() -> None:
+    host = {"f": lambda: 1, "n": 2}
+    assert safe_eval(KIND + "(kind(d['f']), d['f'](), d is not None)", {"d": host}) == ("Tool", 1, True)
+    assert callable(host["f"])  # the host's own dict is unchanged
+
+
+def test_a_metaclass_in_env_is_refused() -> None:
+    import abc
+
+    assert safe_eval(KIND + "kind(M)", {"M": abc.ABCMeta}) == "Refused"
+
+
+def test_a_class_of_safe_eval_itself_in_env_is_opaque() -> None:
+    from safe_eval import Evaluator
+
+    with pytest.raises(GuestError, match="cannot create 'Evaluator' instances"):
+        safe_eval("E()", {"E": Evaluator})
+
+
+@pytest.mark.parametrize(("tools", "message"), [
+    pytest.param({"not a name": len}, "tool names must be identifiers", id="bad_name"),
+    pytest.param({"t": 3}, "tool 't' must be a host function or class", id="not_callable"),
+    pytest.param({"t": safe_exec("def f():\n    pass\n")["f"]}, "tool 't' must be a host function or class",
+                 id="guest_function"),
+])
+def test_tools_the_host_names_must_be_host_callables_under_identifiers(tools: Any, message: str) -> None:
+    with pytest.raises(TypeError, match=message):
+        safe_eval("1", tools=tools)
+
+
+def test_a_guest_container_subclass_called_back_by_host_code_is_handed_over_as_itself() -> None:
+    code = "class L(list):\n    pass\nitems = [L([2]), L([1])]\nout = sorted(items, key=lambda x: x[0])\nout[0] is items[1]"
+    assert safe_eval(code) is True
+
+
+# -- host exceptions as the guest catches them (``crossing.guest_exception``) --------------------
+def _raiser(exc: BaseException) -> Any:
+    def tool() -> None:
+        raise exc
+
+    return tool
+
+
+def test_host_objects_in_a_caught_host_exceptions_args_are_placeholders() -> None:
+    import datetime
+
+    day = datetime.date(2020, 1, 2)
+    exc = ValueError({"k": object(), "n": 1}, {"plain": [1]}, day)
+    got = safe_eval("try:\n    t()\nexcept ValueError as e:\n    r = e.args\nr", {"t": _raiser(exc)})
+    assert got[0] == {"k": "<object object>", "n": 1}
+    assert got[1] == {"plain": [1]} and got[2] == day
+    assert isinstance(exc.args[0]["k"], object) and exc.args[0]["k"] != "<object object>"  # the host's own
+
+
+def test_a_caught_attribute_errors_name_is_text_or_none() -> None:
+    exc = AttributeError("gone", name=5)  # type: ignore[arg-type]
+    got = safe_eval("try:\n    t()\nexcept AttributeError as e:\n    r = e.name\nr", {"t": _raiser(exc)})
+    assert got is None
+
+
+def test_a_run_error_a_tool_caught_is_not_chained_to_what_it_raises() -> None:
+    from safe_eval.errors import GuestError as RunError
+
+    def tool() -> None:
+        try:
+            safe_eval("1 / 0")
+        except RunError:
+            raise ValueError("wrapped") from None
+
+    def chained() -> None:
+        try:
+            safe_eval("1 / 0")
+        except RunError as inner:
+            raise ValueError("wrapped") from inner
+
+    for fn in (tool, chained):
+        code = "try:\n    t()\nexcept ValueError as e:\n    r = (e.__cause__, e.__context__)\nr"
+        assert safe_eval(code, {"t": fn}) == (None, None)
