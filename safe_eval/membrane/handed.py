@@ -125,10 +125,7 @@ def before_guest_runs(args: tuple[Any, ...], kwargs: dict[str, Any] | None) -> N
     """Guest code is called back while a tool runs: what the tool wrote so far into the objects
     it was handed, and into the guest objects among the callback's arguments (one it built),
     enters first, as ``reenter`` enters it when the tool returns."""
-    calls = _CALLS.get()
-    if not calls:
-        return
-    before = calls[-1]
+    before = _CALLS.get()[-1]  # called only within a tool call (``crossing.enter_call_args``)
     roots = [a for a in args if type(a) not in PLAIN_SCALARS and _walkable(a)]
     if kwargs:
         roots.extend(v for v in kwargs.values() if type(v) not in PLAIN_SCALARS and _walkable(v))

@@ -783,3 +783,53 @@ def test_a_run_error_a_tool_caught_is_not_chained_to_what_it_raises() -> None:
     for fn in (tool, chained):
         code = "try:\n    t()\nexcept ValueError as e:\n    r = (e.__cause__, e.__context__)\nr"
         assert safe_eval(code, {"t": fn}) == (None, None)
+
+
+# -- what a tool writes into the guest objects it is handed (``membrane/handed.py``) --------------
+class _Writer:
+    """Host tools writing host objects into the guest objects they are handed."""
+
+    @staticmethod
+    def into_dict_key(o: Any) -> None:
+        o.d[os.system] = 1
+
+    @staticmethod
+    def into_set(o: Any) -> None:
+        o.s.add(os.system)
+
+    @staticmethod
+    def into_slot(o: Any) -> None:
+        o.x = os.system
+
+    @staticmethod
+    def callback_with_keywords(cb: Any) -> Any:
+        return cb(v=os.system)
+
+
+HANDED = (KIND + "class O:\n    def __init__(self):\n        self.d = {}\n        self.s = set()\n"
+          "class S:\n    __slots__ = ('x', 'y')\n")
+
+
+def test_a_host_key_a_tool_puts_in_a_guest_dict_enters() -> None:
+    code = HANDED + "o = O()\nt(o)\nkind(list(o.d)[0])"
+    assert safe_eval(code, {"t": _Writer.into_dict_key}) == "Refused"
+
+
+def test_a_host_item_a_tool_adds_to_a_guest_set_enters() -> None:
+    code = HANDED + "o = O()\nt(o)\nkind(list(o.s)[0])"
+    assert safe_eval(code, {"t": _Writer.into_set}) == "Refused"
+
+
+def test_a_host_value_a_tool_puts_in_a_guest_slot_enters_and_unset_slots_stay_unset() -> None:
+    code = HANDED + "o = S()\nt(o)\n(kind(o.x), hasattr(o, 'y'))"
+    assert safe_eval(code, {"t": _Writer.into_slot}) == ("Refused", False)
+
+
+def test_a_guest_callback_a_tool_calls_with_keywords_receives_entered_values() -> None:
+    code = KIND + "t(lambda v: kind(v))"
+    assert safe_eval(code, {"t": _Writer.callback_with_keywords}) == "Refused"
+
+
+def test_a_guest_exception_handed_to_a_tool_reaches_it() -> None:
+    assert safe_eval("t(ValueError('x', [1]))", {"t": lambda e: (type(e).__name__, e.args)}) == ("ValueError", ("x", [1]))
+
