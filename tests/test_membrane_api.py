@@ -262,3 +262,31 @@ def test_the_unbound_safe_format_checks_its_self_as_strs_descriptor_does() -> No
 
 def test_str_format_of_a_builtin_function_shows_it_as_str_does() -> None:
     assert safe_eval("('{}'.format(print), '{:>3}'.format(1))") == ("<built-in function print>", "  1")
+
+
+def test_json_separators_given_as_container_subclasses_are_read_from_their_storage() -> None:
+    code = ("import json\nclass D(dict):\n    pass\nclass S(str):\n    pass\n"
+            "(json.dumps([1, 2], separators=D({',': 0, ':': 0})), json.dumps({'a': 1}, separators=S(',:')))")
+    assert safe_eval(code) == ("[1,2]", '{"a":1}')
+
+
+FORMAT_ERRORS = {
+    "'{_x}'.format(_x=1)": "format field '_x' is not allowed in safe-eval",
+    "'{!z}'.format(1)": "Unknown conversion specifier z",
+    "type(1, 2)": "type() takes 1 or 3 arguments",
+    "class S(str):\n    pass\ntype('K', (), {S('x'): 1})": "class attribute names must be plain str",
+}
+
+
+@pytest.mark.parametrize(("code", "message"), FORMAT_ERRORS.items(), ids=range(len(FORMAT_ERRORS)))
+def test_formatting_and_type_refusals_name_the_cause(code: str, message: str) -> None:
+    assert message in _error(code)
+
+
+def test_the_type_of_an_interpreter_object_compares_as_a_class() -> None:
+    assert safe_eval("def f():\n    pass\n(issubclass(type(f), type(f)), type(f) == type(f), type(f) == 1)") == (
+        True, True, False)
+
+
+def test_a_static_builtin_of_a_listed_type_enters_as_it_is() -> None:
+    assert safe_eval("mk('a', 'b')", {"mk": str.maketrans}) == {97: 98}

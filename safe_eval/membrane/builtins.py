@@ -22,7 +22,6 @@ without an argument (they would expose the interpreter's scope) raise ``TypeErro
 from __future__ import annotations
 
 import builtins as _b
-import sys
 from types import BuiltinFunctionType, FunctionType
 from typing import Any
 
@@ -126,10 +125,7 @@ def guest_dir(*args: Any) -> list[str]:
     if len(args) != 1:
         raise TypeError("dir() needs exactly one argument in safe-eval (the current scope is not exposed)")
     obj = args[0]
-    try:
-        names = _b.dir(obj)
-    except Exception:
-        names = []
+    names = _b.dir(obj)  # guest classes cannot define __dir__; a host type's is its C one
     guest_instance = is_guest_class(type(obj))
     guest_class = isinstance(obj, type) and is_guest_class(obj)
     if guest_instance or guest_class:
@@ -163,14 +159,11 @@ def guest_print(*args: Any, sep: Any = " ", end: Any = "\n", file: Any = None, f
         raise TypeError(f"end must be None or a string, not {type(end).__name__}")
     parts = [g_text(a) for a in args]  # priced like str(): shared nested data, escaping
     ctx = current_context()
-    if ctx is not None:
-        # size first: a huge sep/end times many args must not be joined before the check
-        ctx.budget.check_output(sum(map(len, parts)) + len(sep) * max(0, len(parts) - 1) + len(end))
-    text = sep.join(parts) + end
-    if ctx is None:  # a host calling a guest function outside any evaluation
-        sys.stdout.write(text)
-        return
-    ctx.budget.write(text)
+    if ctx is None:  # pragma: no cover - guest code runs only in a run's context (a host call too)
+        raise RuntimeError("print() is not available outside an evaluation")
+    # size first: a huge sep/end times many args must not be joined before the check
+    ctx.budget.check_output(sum(map(len, parts)) + len(sep) * max(0, len(parts) - 1) + len(end))
+    ctx.budget.write(sep.join(parts) + end)
 
 
 # -- eval / exec -------------------------------------------------------------------------------------
@@ -184,7 +177,9 @@ def _run_nested(mode: str, source: Any, globals_: Any, locals_: Any) -> Any:
     if locals_ is not None and locals_ is not globals_:
         raise TypeError(f"{mode}() with separate locals is not supported in safe-eval")
     ctx = current_context()
-    if ctx is None or ctx.run_nested is None:
+    # pragma below: guest code runs only in a run context; guestlib builds one without run_nested
+    # for its own code, which never calls eval/exec
+    if ctx is None or ctx.run_nested is None:  # pragma: no cover
         raise RuntimeError(f"{mode}() is not available outside an evaluation")
     return ctx.run_nested(str.__str__(source), mode, globals_)
 

@@ -607,6 +607,12 @@ def _formatter_class() -> type:
     return MyFormatter
 
 
+def _moduleless() -> Any:
+    fn: Any = eval("lambda: 1", {})  # made where no ``__name__`` is: its ``__module__`` is None
+    assert fn.__module__ is None
+    return fn
+
+
 DANGEROUS_TOOLS = [
     # found while covering danger.py: bound to an allowed type, these C methods were tools
     # (``object.__subclasses__()`` handed the guest every host class as a callable tool)
@@ -628,6 +634,8 @@ DANGEROUS_TOOLS = [
     pytest.param(subprocess.Popen, id="class_of_subprocess"),
     pytest.param(_formatter_class(), id="formatter_subclass"),
     pytest.param(_nested_wrappers(7), id="wrapped_too_deeply"),
+
+    pytest.param(functools.reduce(lambda m, _: types.MethodType(len, m), range(5), 1), id="method_bound_to_a_method"),
 ]
 
 
@@ -651,6 +659,8 @@ HARMLESS_TOOLS = [
     pytest.param(object.__sizeof__, id="unlisted_slot_of_object"),
     pytest.param(dict.fromkeys, id="builtin_classmethod"),
     pytest.param(_nested_wrappers(4), id="wrapped_a_few_times"),
+    pytest.param(types.MethodType(lambda self: 1, []), id="host_function_bound_to_data"),
+    pytest.param(_moduleless(), id="function_of_no_module"),
 ]
 
 
