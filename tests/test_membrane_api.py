@@ -290,3 +290,28 @@ def test_the_type_of_an_interpreter_object_compares_as_a_class() -> None:
 
 def test_a_static_builtin_of_a_listed_type_enters_as_it_is() -> None:
     assert safe_eval("mk('a', 'b')", {"mk": str.maketrans}) == {97: 98}
+
+
+# -- callables the guest stores or reads as values (``membrane/stored.py``) --------------------
+def test_a_method_read_as_a_value_compares_hashes_and_prints_as_the_method() -> None:
+    code = "l = []\nm = l.append\n(m == l.append, hash(m) == hash(l.append), repr(m).startswith('<built-in method append'))"
+    assert safe_eval(code) == (True, True, True)
+
+
+def test_callables_stored_on_a_guest_object_call_as_they_are() -> None:
+    code = ("class C:\n    def __call__(self):\n        return 1\nclass O:\n    def m(self):\n        return 3\n"
+            "o = O()\no.c = C()\no.t = t\no.b = O().m\n(o.c(), o.t(), o.b(), type(o.c).__name__)")
+    assert safe_eval(code, {"t": lambda: 2}) == (1, 2, 3, "C")
+
+
+def test_a_host_python_method_bound_to_data_works_as_a_value() -> None:
+    assert safe_eval("import collections\nc = collections.Counter('aab')\nm = c.most_common\nm(1)") == [("a", 2)]
+
+
+def test_a_guest_classs_gated_hooks_print_as_its_functions_to_the_host() -> None:
+    from safe_eval import safe_exec
+
+    cls = safe_exec("class A:\n    def __getattr__(self, n):\n        return 1\n"
+                    "    def __deepcopy__(self, memo):\n        return self\n")["A"]
+    assert repr(cls.__dict__["__getattr__"]).startswith("<function A.__getattr__")
+    assert repr(cls.__dict__["__deepcopy__"]).startswith("<function A.__deepcopy__")

@@ -634,7 +634,6 @@ DANGEROUS_TOOLS = [
     pytest.param(subprocess.Popen, id="class_of_subprocess"),
     pytest.param(_formatter_class(), id="formatter_subclass"),
     pytest.param(_nested_wrappers(7), id="wrapped_too_deeply"),
-
     pytest.param(functools.reduce(lambda m, _: types.MethodType(len, m), range(5), 1), id="method_bound_to_a_method"),
 ]
 
