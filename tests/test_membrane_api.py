@@ -315,3 +315,12 @@ def test_a_guest_classs_gated_hooks_print_as_its_functions_to_the_host() -> None
                     "    def __deepcopy__(self, memo):\n        return self\n")["A"]
     assert repr(cls.__dict__["__getattr__"]).startswith("<function A.__getattr__")
     assert repr(cls.__dict__["__deepcopy__"]).startswith("<function A.__deepcopy__")
+
+
+def test_a_keyboard_interrupt_in_a_tool_reaches_the_host_as_it_is() -> None:
+    # the host's own interrupt (Ctrl-C while a tool runs), uncaught, is not made a run error
+    def tool() -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        safe_eval("t()", {"t": tool})
