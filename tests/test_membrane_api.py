@@ -324,3 +324,8 @@ def test_a_keyboard_interrupt_in_a_tool_reaches_the_host_as_it_is() -> None:
 
     with pytest.raises(KeyboardInterrupt):
         safe_eval("t()", {"t": tool})
+
+
+def test_a_slice_the_guest_stored_reads_back_with_what_it_holds() -> None:
+    code = "class A:\n    pass\na = A()\na.s = slice([1], (2, [3]))\n(a.s.start, a.s.stop, [1, 2, 3][slice(1, None)])"
+    assert safe_eval(code) == ([1], (2, [3]), [2, 3])
