@@ -36,7 +36,7 @@ from safe_eval.membrane import allowlists as _allowlists
 from safe_eval.membrane.allowlists import allow_host_type
 from safe_eval.membrane.attributes import BoundMethod, del_attr, get_attr, set_attr
 from safe_eval.membrane.builtins import BUILTINS, builtin_names
-from safe_eval.membrane.crossing import enter_env, enter_value, format_value, guest_exception
+from safe_eval.membrane.crossing import enter_value, format_value, guest_exception
 from safe_eval.membrane.modules import import_module as _import_module
 from safe_eval.membrane.proxies import expose
 from safe_eval.membrane.stored import method_value
@@ -47,7 +47,6 @@ __all__ = [
     "allow_host_type",
     "builtin_names",
     "del_attr",
-    "enter_env",
     "enter_value",
     "expose",
     "format_value",

@@ -164,6 +164,8 @@ def admitted(value: Any, depth: int = 0) -> bool:
         return all(p is None or admitted(p, depth + 1) for p in parts)
     if isinstance(value, type):
         return value in HOST_TYPE_NAMES
+    if tp is slice:  # a container too: as admissible as what it holds
+        return all(admitted(p, depth + 1) for p in (value.start, value.stop, value.step))
     if tp is types.FunctionType:
         return _member_of_listed(value) or _price_guard(value)
     if isinstance(value, _CONTAINERS) or callable(value):

@@ -30,7 +30,6 @@ __all__ = [
     "allow_host_type",
     "ensure_stdlib_types",
     "is_dangerous_module",
-    "names_for",
     "when_stdlib_types_registered",
 ]
 
@@ -160,11 +159,6 @@ def ensure_stdlib_types() -> None:
             t = getattr(module, name)
             if t not in HOST_TYPE_NAMES:  # a curated module's narrower entry stays
                 _register(t, [n for n in dir(t) if not n.startswith("_")])
-
-
-def names_for(cls: type) -> frozenset[str] | None:
-    """The readable public names of a registered host type, or None when it is not registered."""
-    return HOST_TYPE_NAMES.get(cls)
 
 
 for _t in _BASE_TYPES:

@@ -229,6 +229,10 @@ def _exit(value: Any, obj: object, name: str, depth: int = 0) -> Any:
         return _exit_type(value, obj, name)
     if isinstance(value, BaseException):
         return guest_exception(value)
+    if tp is slice and depth < 20:  # what it holds passes as a container's items do
+        for part in (value.start, value.stop, value.step):
+            _exit(part, obj, name, depth + 1)
+        return value
     if tp in _EXIT_CONTAINERS and depth < 20:
         if depth == 0 and (is_guest_object(obj) or is_guest_class(obj)):
             return value  # the guest's own object holds only what entered through the door
@@ -516,7 +520,9 @@ def _function_get(obj: Any, tp: type, name: str) -> Any:
 def _super_get(obj: Any, name: str) -> Any:
     """``super().name``: the guest's own classes only; hooks from ``object`` stay guarded."""
     target = obj.__self__
-    if not (_is_guest_made(target) and not is_internal_type(type(target))):
+    # a second wall: ``guest_super`` takes guest classes only, so its object is the guest's,
+    # and a host ``super`` object entering is an opaque proxy
+    if not (_is_guest_made(target) and not is_internal_type(type(target))):  # pragma: no cover
         raise _deny(obj, name, "super() of a host object")
     if _is_dunder(name):
         if name not in DEFINABLE_DUNDERS and name not in GUEST_INSTANCE_DUNDERS:
@@ -673,10 +679,10 @@ def _check_guest_write(tp: type, name: str, obj: object, value: object = _UNBIND
             raise _deny(obj, name, "it belongs to the interpreter")
         return
     if _is_dunder(name):
+        if name in FORBIDDEN_DUNDERS:  # first, as for a class: the refusal says why
+            raise _deny(obj, name, FORBIDDEN_DUNDERS[name])
         if name not in _GUEST_INSTANCE_WRITABLE and name not in DEFINABLE_DUNDERS:
             raise _deny(obj, name)
-        if name in FORBIDDEN_DUNDERS:
-            raise _deny(obj, name, FORBIDDEN_DUNDERS[name])
         return
     if _looks_private(name):
         owner = _owner(tp, name)

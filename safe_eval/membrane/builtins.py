@@ -6,7 +6,7 @@ Three groups, merged into ``BUILTINS`` once at import:
    the standard exception classes ...);
 2. guarded versions written here: ``getattr``/``setattr``/``delattr``/``hasattr``/``vars``/``dir``
    through the membrane's attribute rules, one-argument ``type``, ``super`` of guest classes,
-   ``print`` into the captured output, ``format`` through ``format_value``, and ``eval``/``exec``,
+   ``print`` into the captured output, and ``eval``/``exec``,
    which run their string through safe-eval itself (``current_context().run_nested``);
 3. engineer 5's ``GUARDED_BUILTINS`` (size- and work-checked ``sum``, ``sorted``, ``min`` ...),
    which replace any entry of the same name.
@@ -22,7 +22,6 @@ without an argument (they would expose the interpreter's scope) raise ``TypeErro
 from __future__ import annotations
 
 import builtins as _b
-import sys
 from types import BuiltinFunctionType, FunctionType
 from typing import Any
 
@@ -32,7 +31,6 @@ from safe_eval.limits.guards import GUARDED_BUILTINS, g_text, recursion_guard, s
 from safe_eval.membrane.admission import register_guest_visible
 from safe_eval.membrane.allowlists import GUEST_INSTANCE_DUNDERS, GUEST_TYPE_DUNDERS
 from safe_eval.membrane.attributes import del_attr, get_attr, readable, set_attr
-from safe_eval.membrane.crossing import format_value
 from safe_eval.membrane.stored import method_value
 from safe_eval.membrane.typeview import GUARDED_TYPE
 
@@ -127,10 +125,7 @@ def guest_dir(*args: Any) -> list[str]:
     if len(args) != 1:
         raise TypeError("dir() needs exactly one argument in safe-eval (the current scope is not exposed)")
     obj = args[0]
-    try:
-        names = _b.dir(obj)
-    except Exception:
-        names = []
+    names = _b.dir(obj)  # guest classes cannot define __dir__; a host type's is its C one
     guest_instance = is_guest_class(type(obj))
     guest_class = isinstance(obj, type) and is_guest_class(obj)
     if guest_instance or guest_class:
@@ -164,18 +159,11 @@ def guest_print(*args: Any, sep: Any = " ", end: Any = "\n", file: Any = None, f
         raise TypeError(f"end must be None or a string, not {type(end).__name__}")
     parts = [g_text(a) for a in args]  # priced like str(): shared nested data, escaping
     ctx = current_context()
-    if ctx is not None:
-        # size first: a huge sep/end times many args must not be joined before the check
-        ctx.budget.check_output(sum(map(len, parts)) + len(sep) * max(0, len(parts) - 1) + len(end))
-    text = sep.join(parts) + end
-    if ctx is None:  # a host calling a guest function outside any evaluation
-        sys.stdout.write(text)
-        return
-    ctx.budget.write(text)
-
-
-def guest_format(value: Any, format_spec: Any = "", /) -> str:
-    return format_value(value, format_spec)
+    if ctx is None:  # pragma: no cover - guest code runs only in a run's context (a host call too)
+        raise RuntimeError("print() is not available outside an evaluation")
+    # size first: a huge sep/end times many args must not be joined before the check
+    ctx.budget.check_output(sum(map(len, parts)) + len(sep) * max(0, len(parts) - 1) + len(end))
+    ctx.budget.write(sep.join(parts) + end)
 
 
 # -- eval / exec -------------------------------------------------------------------------------------
@@ -189,7 +177,9 @@ def _run_nested(mode: str, source: Any, globals_: Any, locals_: Any) -> Any:
     if locals_ is not None and locals_ is not globals_:
         raise TypeError(f"{mode}() with separate locals is not supported in safe-eval")
     ctx = current_context()
-    if ctx is None or ctx.run_nested is None:
+    # pragma below: guest code runs only in a run context; guestlib builds one without run_nested
+    # for its own code, which never calls eval/exec
+    if ctx is None or ctx.run_nested is None:  # pragma: no cover
         raise RuntimeError(f"{mode}() is not available outside an evaluation")
     return ctx.run_nested(str.__str__(source), mode, globals_)
 
@@ -216,7 +206,6 @@ def _build() -> dict[str, Any]:
         type=GUARDED_TYPE,
         super=guest_super,
         print=guest_print,
-        format=guest_format,
         eval=guest_eval,
         exec=guest_exec,
     )
@@ -229,7 +218,6 @@ def _build() -> dict[str, Any]:
         (guest_dir, "dir"),
         (guest_super, "super"),
         (guest_print, "print"),
-        (guest_format, "format"),
         (guest_eval, "eval"),
         (guest_exec, "exec"),
     ):

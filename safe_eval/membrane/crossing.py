@@ -64,7 +64,7 @@ from safe_eval.membrane.proxies import (
 )
 from safe_eval.membrane.typeview import GUARDED_TYPE, OpaqueType, is_own_class, reveal_type
 
-__all__ = ["enter_call_args", "enter_env", "enter_tool", "enter_value", "foreign_exception",
+__all__ = ["enter_call_args", "enter_tool", "enter_value", "foreign_exception",
            "format_value", "guest_exception", "register_guest_function_type"]
 
 _CONTAINERS = (list, tuple, dict, set, frozenset)
@@ -219,11 +219,6 @@ def enter_call_args(
     return args, kwargs
 
 
-def enter_env(env: collections.abc.Mapping[str, Any], policy: Any = None) -> dict[str, Any]:
-    """Every value of an env mapping entered under its own name."""
-    return {k: enter_value(v, policy, name=k) for k, v in env.items()}
-
-
 def enter_tool(fn: Any, policy: Any, name: str) -> Any:
     """A host callable the host gave as a tool (``tools=``), entered under ``name``: always a
     tool the policy decides by that name, never a guest-made function or a builtin passed as it
@@ -276,9 +271,7 @@ def _enter(value: Any, policy: Any, name: str | None, depth: int) -> Any:
         return _enter_module(value, policy)
     if isinstance(value, type):
         return _enter_type(value, name)
-    if tp in FORBIDDEN_VALUE_TYPES:
-        if isinstance(value, types.GeneratorType):
-            return host_iterator(value)
+    if tp in FORBIDDEN_VALUE_TYPES:  # (a host generator entered above, as an iterator)
         return refused(_label(value, name), f"a host {tp.__name__} is never handed to guest code")
     decl = declared(value)
     if decl is not None:
@@ -290,9 +283,7 @@ def _enter(value: Any, policy: Any, name: str | None, depth: int) -> Any:
         if why:
             return refused(_label(value, name), why)
         return tool(name or _callable_name(value), value)
-    if isinstance(value, collections.abc.Iterator):
-        return host_iterator(value)
-    return proxy(Exposed(value))
+    return proxy(Exposed(value))  # (an iterator entered above, as a ``HostIterator``)
 
 
 _VIEWS = (collections.abc.KeysView, collections.abc.ValuesView, collections.abc.ItemsView)
@@ -415,8 +406,7 @@ def _enter_module(module: types.ModuleType, policy: Any) -> Any:
 def _enter_type(cls: type, name: str | None) -> Any:
     if cls is type:
         return GUARDED_TYPE
-    if cls in HOST_TYPE_NAMES or _guest_made(cls):
-        return cls
+    # (a listed or guest-made class was admitted as it is, in ``_enter``)
     if issubclass(cls, type):
         return refused(f"metaclass '{cls.__name__}'", "metaclasses build host classes")
     shown = reveal_type(cls)
@@ -426,11 +416,10 @@ def _enter_type(cls: type, name: str | None) -> Any:
     if shown is not cls and (type(shown) is not OpaqueType or is_own_class(cls)):
         return shown
     # a host class the host handed in by name: a tool of that name, as the policy sees it
+    # (an exception class is shown as its ``HostExceptionClass`` above, or listed and admitted)
     why = dangerous_callable(cls)
     if why:
         return refused(f"class '{cls.__name__}'", why)
-    if issubclass(cls, BaseException):
-        return cls  # so ``except HostError:`` works; walking it is refused by get_attr
     return tool(name or cls.__name__, cls)
 
 
@@ -440,13 +429,12 @@ def _registered(tp: type) -> bool:
 
 def _enter_registered(value: Any, name: str | None) -> Any:
     """datetime, Decimal, Counter, deque ...: plain data, but containers must hold plain data."""
+    # only containers come here: other values of these types were admitted as they are
     if isinstance(value, collections.abc.Mapping):
         items = list(value.items())
         ok = all(_scalar(k) and _scalar(v) for k, v in items)
-    elif isinstance(value, (collections.deque, list, tuple, set, frozenset)):
+    else:  # a deque, a host subclass of list, tuple, set or frozenset (a namedtuple)
         ok = all(map(_scalar, value))
-    else:
-        ok = not callable(value) or isinstance(value, type)
     if isinstance(value, collections.defaultdict) and value.default_factory is not None:
         ok = ok and value.default_factory in HOST_TYPE_NAMES
     if ok:
@@ -537,11 +525,7 @@ def _clean_data(value: Any, depth: int) -> Any:
 def format_value(value: Any, spec: str = "") -> str:
     """``format(value, spec)`` and f-string ``{value:spec}``: the spec's width and precision
     are checked against the memory budget before the string is built."""
-    if spec:
-        if type(spec) is not str:
-            if not isinstance(spec, str):
-                raise TypeError(f"format() argument 2 must be str, not {type(spec).__name__}")
-            spec = str.__str__(spec)
+    if spec:  # an exact str: a spec parsed by the formatter or joined by an f-string
         check_format_spec(spec)
         priced = slot_price(type(value), "__format__")  # format(date, '%c' * 10**7): strftime
         if priced is not None:

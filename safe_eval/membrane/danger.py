@@ -66,9 +66,9 @@ def dangerous_callable(fn: Any, depth: int = 0) -> str:
             return ""  # the dangerous builtins were refused above; len, abs, sorted ... are fine
         if isinstance(owner, types.ModuleType):
             return _module_reason(owner.__name__)
-        if owner is not None and not isinstance(owner, type):
-            return _dangerous_owner(owner)
-        return ""
+        if fn.__name__ in _HOOK_NAMES:  # bound, as the descriptors below: ``object.__subclasses__``
+            return f"'{fn.__name__}' opens the host object model"
+        return "" if owner is None else _dangerous_owner(owner)
     if isinstance(fn, types.MethodType):
         owner = fn.__self__
         if isinstance(owner, types.ModuleType):

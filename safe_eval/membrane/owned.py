@@ -137,6 +137,8 @@ def _rebuilt(exc: BaseException, memo: dict[int, BaseException]) -> BaseExceptio
             copy = _c_new(cls)(cls, _GROUP.__dict__["message"].__get__(exc), members)
         else:
             copy = _c_new(cls)(cls, *[_part(a, memo) for a in _ARGS.__get__(exc)])
+    except SafeEvalError:
+        raise  # a limit reached copying its args (``own_exception`` lets it end the run)
     except Exception:  # a C constructor refusing its own args
         return None
     memo[id(exc)] = copy
@@ -147,10 +149,7 @@ def _rebuilt(exc: BaseException, memo: dict[int, BaseException]) -> BaseExceptio
                 field.__set__(copy, _part(value, memo))  # (``OSError.__str__`` shows a filename)
         except (AttributeError, TypeError, ValueError):  # unset (characters_written), read-only
             pass
-    try:
-        state = object.__getattribute__(exc, "__dict__")
-    except AttributeError:
-        state = None
+    state = object.__getattribute__(exc, "__dict__")  # every exception has one (BaseException's)
     if state:
         object.__getattribute__(copy, "__dict__").update(
             {k: _part(v, memo) for k, v in list(state.items())})
@@ -171,10 +170,8 @@ def _part(value: Any, memo: dict[int, BaseException]) -> Any:
 def _c_new(cls: type) -> Any:
     """The constructor of the nearest builtin exception type: a host class's own Python
     ``__new__`` is host code with its own signature, and is not run."""
-    for klass in cls.__mro__:
-        if klass.__module__ == "builtins" and "__new__" in klass.__dict__:
-            return klass.__new__
-    return BaseException.__new__
+    # found at the latest on BaseException, in every exception class's MRO
+    return next(k.__new__ for k in cls.__mro__ if k.__module__ == "builtins" and "__new__" in k.__dict__)
 
 
 def _fields(cls: type) -> list[Any]:

@@ -161,7 +161,9 @@ class HostExceptionClass(Tool):
         return isinstance(obj, self._fn)  # type: ignore[arg-type]  # a class (see crossing)
 
     def __subclasscheck__(self, cls: Any) -> bool:
-        return isinstance(cls, type) and issubclass(cls, self._fn)  # type: ignore[arg-type]
+        # ``type(e)`` of a caught host exception is itself a ``HostExceptionClass``
+        real = exception_class(cls)
+        return isinstance(real, type) and issubclass(real, self._fn)  # type: ignore[arg-type]
 
 
 def is_host_exception_class(cls: type) -> bool:

@@ -193,8 +193,6 @@ def _needs_door(value: Any) -> bool:
         return False
     if tp is _MethodType and type(value.__func__) is function:
         return False
-    if tp is DeepcopyHook:
-        return False
     if is_guest_class(tp) or tp is Tool:
         # a guest object's call is its class's ``__call__`` (a guest function or a door);
         # a tool's call goes through the policy with plain copies

@@ -153,11 +153,10 @@ def reveal_type(cls: type) -> Any:
     if issubclass(cls, BaseException):
         # ``type(e)("...")`` / ``e.__class__(...)`` of a caught host exception: its constructor
         # is host code, so the class is a tool like the one in env (policy/enforce.py)
-        from safe_eval.membrane.proxies import host_exception_class, is_host_exception_class
+        # (a listed one, ``json.JSONDecodeError``, was returned above as it is)
+        from safe_eval.membrane.proxies import host_exception_class
 
-        if is_host_exception_class(cls):
-            return host_exception_class(cls.__name__, cls)
-        return cls
+        return host_exception_class(cls.__name__, cls)
     # deny by default: a host type no allowlist names (``function``, ``generator``, safe-eval's
     # own classes) is named and tested against, never called or walked
     return _opaque_for(cls)

@@ -93,3 +93,22 @@ ADMITTED_READS = [
 @pytest.mark.parametrize(("code", "expected"), ADMITTED_READS)
 def test_reads_the_allowlist_admits_still_work(code: str, expected: Any) -> None:
     assert _run(code) == expected
+
+
+# reads the run-time rules refuse on their own (names computed: the static stage does not see them)
+RUNTIME_REFUSED_READS = {
+    "f = staticmethod(len)\ngetattr(f, '__fu' + 'nc__')": "it leads to a host object",
+    "import enum\nclass E(enum.Enum):\n    A = 1\nsetattr(E, '_miss' + 'ing_', 1)": "'_missing_' is not accessible",
+    "class A:\n    def f(self):\n        return getattr(super(), '__redu' + 'ce_ex__')\nA().f()":
+        "'super' object attribute '__reduce_ex__' is not accessible",
+    "import collections\nclass D(collections.OrderedDict):\n    def f(self):\n        return getattr(super(), '_' + 'x')\n"
+    "D().f()": "has no attribute '_x'",
+    "m = 'ab'.__mul__\ngetattr(m, '__se' + 'lf__')": "'__self__' is not accessible",
+}
+
+
+@pytest.mark.parametrize("code", RUNTIME_REFUSED_READS, ids=range(len(RUNTIME_REFUSED_READS)))
+def test_the_run_time_attribute_rules_refuse_what_the_static_stage_cannot_see(code: str) -> None:
+    with pytest.raises(GuestError) as info:
+        safe_eval(code)
+    assert RUNTIME_REFUSED_READS[code] in str(info.value)

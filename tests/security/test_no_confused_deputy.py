@@ -518,3 +518,49 @@ def test_a_guest_class_cannot_rename_itself_into_a_module_host_pickle_would_impo
     for setter in (f"setattr(Answer, '{field}', 'x')",):
         with pytest.raises(GuestError):
             safe_exec("class Answer:\n    pass\n" + setter)
+
+
+# the snapshot rule on every builtin container kind (``membrane/snapshot.py``): the host leaf
+# reads a subclass's stored items, never what its ``__iter__``/``keys`` answer
+SUBCLASS_SNAPSHOTS = {
+    "tuple": ("class C(tuple):\n    def __iter__(self):\n        return iter(['lie'])\n"
+              "json.dumps(C((1, 2)))", "[1, 2]"),
+    "dict_in_list": ("class C(dict):\n    def __iter__(self):\n        return iter(['lie'])\n"
+                     "    def items(self):\n        return [('lie', 0)]\n"
+                     "json.dumps([C(a=1)])", '[{"a": 1}]'),
+    "set_by_default": ("class C(set):\n    def __iter__(self):\n        return iter(['lie'])\n"
+                       "json.dumps({'k': C([1])}, default=list)", '{"k": [1]}'),
+    "frozenset_by_default": ("class C(frozenset):\n    def __iter__(self):\n        return iter(['lie'])\n"
+                             "json.dumps([C([2])], default=list)", "[[2]]"),
+    "shared_list": ("a = [1]\njson.dumps([a, a, {'k': a}, (a,)])", '[[1], [1], {"k": [1]}, [[1]]]'),
+}
+
+
+@pytest.mark.parametrize(("code", "expected"), SUBCLASS_SNAPSHOTS.values(), ids=list(SUBCLASS_SNAPSHOTS))
+def test_json_dumps_encodes_the_stored_items_of_every_container_subclass(code, expected):
+    assert safe_eval("import json\n" + code) == expected
+
+
+def test_json_dumps_of_a_tuple_holding_itself_through_a_list_is_a_circular_reference_error():
+    with pytest.raises(GuestError, match="Circular reference detected"):
+        safe_eval("import json\na = []\nt = (a,)\na.append(t)\njson.dumps(t)")
+
+
+ENUM_NAME_SOURCES = {
+    "tuple_subclass": ("class T(tuple):\n    def __iter__(self):\n        return iter(['Z'])\n"
+                       "E = enum.Enum('E', T(('A', 'B')))", ["A", "B"]),
+    "dict_subclass": ("class D(dict):\n    def __iter__(self):\n        return iter(['Z'])\n"
+                      "E = enum.Enum('E', D(A=1, B=2))", ["A", "B"]),
+    "frozenset_subclass": ("class F(frozenset):\n    def __iter__(self):\n        return iter(['Z'])\n"
+                           "E = enum.Enum('E', F(['A']))", ["A"]),
+    "set_subclass": ("class S(set):\n    def __iter__(self):\n        return iter(['Z'])\n"
+                     "E = enum.Enum('E', S(['A']))", ["A"]),
+    "str_subclass_pairs": ("class S(str):\n    def __iter__(self):\n        return iter(['Z'])\n"
+                           "E = enum.Enum('E', [(S('AB'), 1)])", ["AB"]),
+    "generator": ("def g():\n    yield 'A'\n    yield 'B'\nE = enum.Enum('E', g())", ["A", "B"]),
+}
+
+
+@pytest.mark.parametrize(("code", "names"), ENUM_NAME_SOURCES.values(), ids=list(ENUM_NAME_SOURCES))
+def test_enum_functional_api_reads_a_subclass_names_from_its_storage(code, names):
+    assert safe_eval("import enum\n" + code + "\n[m.name for m in E]") == names

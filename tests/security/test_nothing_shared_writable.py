@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from safe_eval import Evaluator, expose, safe_eval
+from safe_eval.errors import GuestError
 
 # Evaluation 2: the state every write path below tries to change.
 PROBE = (
@@ -343,3 +344,85 @@ def test_a_host_exception_that_cannot_be_copied_is_never_handed_over_itself() ->
     assert safe_eval(code, {"boom": boom}) == (
         "RuntimeError", "host code raised LookupError, which cannot be handed to guest code")
     assert not hasattr(raised[0], "__notes__") and list(raised[0].args[0].values()) == [["host"]]
+
+
+INTERPRETER_WRITES = {
+    "def f():\n    pass\nsetattr(f, '_' + 'x', 1)": "it belongs to the interpreter",
+    "def f():\n    pass\nsetattr(f, '__ca' + 'll__', 1)": "it belongs to the interpreter",
+    "def g():\n    yield 1\nsetattr(g(), 'se' + 'nd', 1)": "it belongs to the interpreter",
+}
+
+
+@pytest.mark.parametrize("code", INTERPRETER_WRITES, ids=range(len(INTERPRETER_WRITES)))
+def test_an_interpreter_object_refuses_writes_to_its_own_names(code: str) -> None:
+    # a guest function keeps public attributes of its own (``f.calls = 0``), never the
+    # interpreter's: its slots, its dunders, a generator's methods
+    with pytest.raises(GuestError) as info:
+        safe_eval(code)
+    assert INTERPRETER_WRITES[code] in str(info.value)
+
+
+class _Shapes:
+    """An exposed object whose attributes hold nested, shared and cyclic builtin containers."""
+
+    def __init__(self) -> None:
+        shared = [1]
+        self.rows = {"rows": [[1, 2], shared, shared], "pairs": {(1, (2, 3))}, "nested": [{"a": [1]}],
+                     "frozen": ([1],), "raw": bytearray(b"ab")}
+
+
+def test_an_exposed_attributes_nested_and_shared_containers_are_the_guests_own_copy() -> None:
+    shapes = _Shapes()
+    env = {"o": expose(shapes, attrs=["rows"])}
+    code = ("r = o.rows\nsame = r['rows'][1] is r['rows'][2]\nr['rows'][0].append(3)\nr['rows'][1].append(9)\n"
+            "r['nested'][0]['a'].append(2)\nr['frozen'][0].append(5)\nr['raw'].append(99)\nr['pairs'].add(7)\nsame")
+    assert safe_eval(code, env) is True
+    assert shapes.rows == {"rows": [[1, 2], [1], [1]], "pairs": {(1, (2, 3))}, "nested": [{"a": [1]}],
+                           "frozen": ([1],), "raw": bytearray(b"ab")}
+
+
+def _raising(exc: BaseException) -> Any:
+    def tool() -> None:
+        raise exc
+
+    return tool
+
+
+def _chain(n: int) -> BaseException:
+    exc: BaseException = ValueError(0)
+    for i in range(1, n):
+        nxt = ValueError(i)
+        nxt.__cause__ = exc
+        exc = nxt
+    return exc
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="ExceptionGroup is 3.11+")
+def test_a_host_exception_group_too_large_to_copy_reaches_the_guest_as_a_stand_in() -> None:
+    group = builtins.ExceptionGroup("many", [ValueError(i) for i in range(40)])
+    code = "try:\n    t()\nexcept RuntimeError as e:\n    r = str(e)\nr"
+    assert "which cannot be handed to guest code" in safe_eval(code, {"t": _raising(group)})
+
+
+def test_a_host_exception_chain_longer_than_copied_is_cut() -> None:
+    code = ("try:\n    t()\nexcept ValueError as e:\n    n = 0\n    while e is not None:\n"
+            "        n += 1\n        e = e.__cause__\nn")
+    assert safe_eval(code, {"t": _raising(_chain(40))}) == 32
+
+
+def test_an_exception_in_a_host_exceptions_args_is_the_guests_copy_too() -> None:
+    inner = KeyError("k")
+    code = "try:\n    t()\nexcept ValueError as e:\n    e.args[0].add_note('x')\n    r = repr(e.args[0])\nr"
+    assert safe_eval(code, {"t": _raising(ValueError(inner))}) == "KeyError('k')"
+    assert not hasattr(inner, "__notes__")
+    many = ValueError(*[_chain(2) for _ in range(20)])  # 41 exceptions: the last args are placeholders
+    got = safe_eval("try:\n    t()\nexcept ValueError as e:\n    r = [type(a).__name__ for a in e.args]\nr",
+                    {"t": _raising(many)})
+    assert got[0] == "ValueError" and got[-1] == "str"
+
+
+def test_a_limit_reached_while_copying_a_host_exception_ends_the_run() -> None:
+    from safe_eval.errors import OpLimit
+
+    with pytest.raises(OpLimit):
+        safe_eval("t()", {"t": _raising(ValueError(list(range(10**6))))}, limits={"ops": 10_000})

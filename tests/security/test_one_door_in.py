@@ -14,12 +14,13 @@ import os
 import subprocess
 import sys
 import time
+import types
 from typing import Any
 
 import pytest
 
 from safe_eval import Evaluator, safe_callable, safe_eval, safe_exec
-from safe_eval.errors import OpLimit, PolicyViolation, TimeLimit
+from safe_eval.errors import GuestError, OpLimit, PolicyViolation, TimeLimit
 from safe_eval.policy import parse_policy
 
 # What guest code sees of a host value: the name of its type (a raw host object answers
@@ -778,3 +779,278 @@ def test_a_guest_object_the_host_application_writes_into_and_hands_back_enters_w
         return
     assert got[0] == "Refused"
     assert got[1] != 42
+
+
+# -- host callables refused even as tools (``membrane/danger.py``) ------------------------------
+class _Order:
+    @classmethod
+    def create(cls) -> _Order:
+        return cls()
+
+
+class _Meta(type):
+    @classmethod
+    def build(mcs) -> None:
+        return None
+
+
+class _CallMe:
+    def __call__(self) -> int:
+        return 1
+
+    __hash__ = None  # type: ignore[assignment]  # an unhashable callable instance
+
+
+def _nested_wrappers(depth: int) -> Any:
+    """A host callable wrapped ``depth`` times, alternating partial and bound method (a partial
+    of a partial is flattened by CPython; a bound method of a partial is not)."""
+    fn: Any = _Order.create
+    for i in range(depth):
+        fn = functools.partial(fn) if i % 2 else types.MethodType(fn, _Order)
+    return fn
+
+
+def _formatter_class() -> type:
+    import string
+
+    class MyFormatter(string.Formatter):
+        pass
+
+    return MyFormatter
+
+
+def _moduleless() -> Any:
+    fn: Any = eval("lambda: 1", {})  # made where no ``__name__`` is: its ``__module__`` is None
+    assert fn.__module__ is None
+    return fn
+
+
+DANGEROUS_TOOLS = [
+    # found while covering danger.py: bound to an allowed type, these C methods were tools
+    # (``object.__subclasses__()`` handed the guest every host class as a callable tool)
+    pytest.param(object.__subclasses__, id="bound_object_subclasses"),
+    pytest.param(int.mro, id="bound_mro"),
+    pytest.param(object.__init_subclass__, id="bound_init_subclass"),
+    pytest.param(type.__new__, id="bound_type_new"),
+    pytest.param((1).__reduce_ex__, id="bound_reduce_ex"),
+    pytest.param(type.__prepare__, id="builtin_bound_to_type"),
+    # descriptors: object-model hooks, a method of a class of a system module
+    pytest.param(object.__setattr__, id="object_setattr_descriptor"),
+    pytest.param(type.__call__, id="type_call_descriptor"),
+    pytest.param(__import__("io").StringIO.write, id="io_method_descriptor"),
+    # a method bound to a module, to a metaclass; a callable whose class is a builtin type
+    pytest.param(types.MethodType(lambda self: 0, os), id="method_bound_to_os"),
+    pytest.param(_Meta.build, id="classmethod_of_a_metaclass"),
+    pytest.param(__import__("weakref").ref(_Order), id="weakref_instance"),
+    # classes: one of a system module, a subclass of a raw-getattr walker
+    pytest.param(subprocess.Popen, id="class_of_subprocess"),
+    pytest.param(_formatter_class(), id="formatter_subclass"),
+    pytest.param(_nested_wrappers(7), id="wrapped_too_deeply"),
+    pytest.param(functools.reduce(lambda m, _: types.MethodType(len, m), range(5), 1), id="method_bound_to_a_method"),
+]
+
+
+@pytest.mark.parametrize("value", DANGEROUS_TOOLS)
+def test_a_dangerous_host_callable_in_env_is_refused_not_a_tool(value: Any) -> None:
+    assert safe_eval(KIND + "kind(x)", {"x": value}) == "Refused"
+    with pytest.raises(PolicyViolation) as info:
+        safe_eval("x()", {"x": value})
+    assert info.value.diagnostics[0].code == "E401"
+
+
+def test_a_host_subclasses_list_is_never_handed_over_as_tools() -> None:
+    # the class of each is a tool the guest could construct (a file-writing class among them)
+    with pytest.raises(PolicyViolation):
+        safe_eval("[repr(c) for c in subs()]", {"subs": object.__subclasses__})
+
+
+HARMLESS_TOOLS = [
+    pytest.param(_Order.create, id="classmethod_of_a_host_class"),
+    pytest.param(_CallMe(), id="unhashable_callable_instance"),
+    pytest.param(object.__sizeof__, id="unlisted_slot_of_object"),
+    pytest.param(dict.fromkeys, id="builtin_classmethod"),
+    pytest.param(_nested_wrappers(4), id="wrapped_a_few_times"),
+    pytest.param(types.MethodType(lambda self: 1, []), id="host_function_bound_to_data"),
+    pytest.param(_moduleless(), id="function_of_no_module"),
+]
+
+
+@pytest.mark.parametrize("value", HARMLESS_TOOLS)
+def test_a_harmless_host_callable_in_env_is_a_tool(value: Any) -> None:
+    assert safe_eval(KIND + "kind(x)", {"x": value}) == "Tool"
+
+
+# -- what env hands over, by kind (``crossing._enter``) -------------------------------------------
+def _nested(depth: int, leaf: Any) -> Any:
+    for _ in range(depth):
+        leaf = [leaf]
+    return leaf
+
+
+def _bottom(code: str) -> str:
+    return "x = v\nwhile type(x) is list:\n    x = x[0]\n" + code
+
+
+def test_a_slice_holding_a_host_function_enters_with_the_function_refused() -> None:
+    # a slice was admitted as it is, whatever it held; now it is a container like the others
+    assert safe_eval(KIND + "kind(s.stop)", {"s": slice(1, os.system)}) == "Refused"
+    assert safe_eval("(s.start, s.stop)", {"s": slice(1, [2])}) == (1, [2])
+
+
+@pytest.mark.parametrize("leaf", [pytest.param(lambda: 1, id="function"), pytest.param({}.keys(), id="dict_view")])
+def test_host_data_nested_past_the_entry_depth_is_refused_there(leaf: Any) -> None:
+    assert safe_eval(KIND + _bottom("kind(x)"), {"v": _nested(101, leaf)}) == "Refused"
+    assert safe_eval(KIND + _bottom("kind(x)"), {"v": _nested(3, leaf)}) != "Refused"
+
+
+def test_a_guest_list_nested_past_the_entry_depth_is_refused_there() -> None:
+    made = safe_exec("class L(list):\n    pass\nl = L([len])\n")["l"]
+    assert safe_eval(KIND + _bottom("kind(x)"), {"v": _nested(101, made)}) == "Refused"
+
+
+REGISTERED_CONTAINERS = [
+    pytest.param(__import__("collections").Counter("aab"), True, id="counter_of_scalars"),
+    pytest.param(__import__("collections").deque([1, 2]), True, id="deque_of_scalars"),
+    pytest.param(__import__("collections").deque([1, os.system]), False, id="deque_holding_a_host_function"),
+    pytest.param(__import__("collections").OrderedDict(a=os.system), False, id="mapping_holding_a_host_function"),
+    pytest.param(__import__("collections").defaultdict(list), True, id="defaultdict_of_a_listed_type"),
+    pytest.param(__import__("collections").defaultdict(os.getcwd), False, id="defaultdict_of_a_host_function"),
+    pytest.param(__import__("collections").namedtuple("Pair", "a b")(1, os.system), False,
+                 id="namedtuple_holding_a_host_function"),
+]
+
+
+@pytest.mark.parametrize(("value", "as_is"), REGISTERED_CONTAINERS)
+def test_a_listed_container_type_enters_as_is_only_holding_plain_data(value: Any, as_is: bool) -> None:
+    seen = safe_eval(KIND + "kind(v)", {"v": value})
+    assert (seen != "Refused") is as_is
+
+
+def test_a_host_dict_holding_a_host_function_enters_as_a_copy_with_a_tool() -> None:
+    host = {"f": lambda: 1, "n": 2}
+    assert safe_eval(KIND + "(kind(d['f']), d['f'](), d is not None)", {"d": host}) == ("Tool", 1, True)
+    assert callable(host["f"])  # the host's own dict is unchanged
+
+
+def test_a_metaclass_in_env_is_refused() -> None:
+    import abc
+
+    assert safe_eval(KIND + "kind(M)", {"M": abc.ABCMeta}) == "Refused"
+
+
+def test_a_class_of_safe_eval_itself_in_env_is_opaque() -> None:
+    from safe_eval import Evaluator
+
+    with pytest.raises(GuestError, match="cannot create 'Evaluator' instances"):
+        safe_eval("E()", {"E": Evaluator})
+
+
+@pytest.mark.parametrize(("tools", "message"), [
+    pytest.param({"not a name": len}, "tool names must be identifiers", id="bad_name"),
+    pytest.param({"t": 3}, "tool 't' must be a host function or class", id="not_callable"),
+    pytest.param({"t": safe_exec("def f():\n    pass\n")["f"]}, "tool 't' must be a host function or class",
+                 id="guest_function"),
+])
+def test_tools_the_host_names_must_be_host_callables_under_identifiers(tools: Any, message: str) -> None:
+    with pytest.raises(TypeError, match=message):
+        safe_eval("1", tools=tools)
+
+
+def test_a_guest_container_subclass_called_back_by_host_code_is_handed_over_as_itself() -> None:
+    code = "class L(list):\n    pass\nitems = [L([2]), L([1])]\nout = sorted(items, key=lambda x: x[0])\nout[0] is items[1]"
+    assert safe_eval(code) is True
+
+
+# -- host exceptions as the guest catches them (``crossing.guest_exception``) --------------------
+def _raiser(exc: BaseException) -> Any:
+    def tool() -> None:
+        raise exc
+
+    return tool
+
+
+def test_host_objects_in_a_caught_host_exceptions_args_are_placeholders() -> None:
+    import datetime
+
+    day = datetime.date(2020, 1, 2)
+    exc = ValueError({"k": object(), "n": 1}, {"plain": [1]}, day)
+    got = safe_eval("try:\n    t()\nexcept ValueError as e:\n    r = e.args\nr", {"t": _raiser(exc)})
+    assert got[0] == {"k": "<object object>", "n": 1}
+    assert got[1] == {"plain": [1]} and got[2] == day
+    assert isinstance(exc.args[0]["k"], object) and exc.args[0]["k"] != "<object object>"  # the host's own
+
+
+def test_a_caught_attribute_errors_name_is_text_or_none() -> None:
+    exc = AttributeError("gone", name=5)  # type: ignore[arg-type]
+    got = safe_eval("try:\n    t()\nexcept AttributeError as e:\n    r = e.name\nr", {"t": _raiser(exc)})
+    assert got is None
+
+
+def test_a_run_error_a_tool_caught_is_not_chained_to_what_it_raises() -> None:
+    from safe_eval.errors import GuestError as RunError
+
+    def tool() -> None:
+        try:
+            safe_eval("1 / 0")
+        except RunError:
+            raise ValueError("wrapped") from None
+
+    def chained() -> None:
+        try:
+            safe_eval("1 / 0")
+        except RunError as inner:
+            raise ValueError("wrapped") from inner
+
+    for fn in (tool, chained):
+        code = "try:\n    t()\nexcept ValueError as e:\n    r = (e.__cause__, e.__context__)\nr"
+        assert safe_eval(code, {"t": fn}) == (None, None)
+
+
+# -- what a tool writes into the guest objects it is handed (``membrane/handed.py``) --------------
+class _Writer:
+    """Host tools writing host objects into the guest objects they are handed."""
+
+    @staticmethod
+    def into_dict_key(o: Any) -> None:
+        o.d[os.system] = 1
+
+    @staticmethod
+    def into_set(o: Any) -> None:
+        o.s.add(os.system)
+
+    @staticmethod
+    def into_slot(o: Any) -> None:
+        o.x = os.system
+
+    @staticmethod
+    def callback_with_keywords(cb: Any) -> Any:
+        return cb(v=os.system)
+
+
+HANDED = (KIND + "class O:\n    def __init__(self):\n        self.d = {}\n        self.s = set()\n"
+          "class S:\n    __slots__ = ('x', 'y')\n")
+
+
+def test_a_host_key_a_tool_puts_in_a_guest_dict_enters() -> None:
+    code = HANDED + "o = O()\nt(o)\nkind(list(o.d)[0])"
+    assert safe_eval(code, {"t": _Writer.into_dict_key}) == "Refused"
+
+
+def test_a_host_item_a_tool_adds_to_a_guest_set_enters() -> None:
+    code = HANDED + "o = O()\nt(o)\nkind(list(o.s)[0])"
+    assert safe_eval(code, {"t": _Writer.into_set}) == "Refused"
+
+
+def test_a_host_value_a_tool_puts_in_a_guest_slot_enters_and_unset_slots_stay_unset() -> None:
+    code = HANDED + "o = S()\nt(o)\n(kind(o.x), hasattr(o, 'y'))"
+    assert safe_eval(code, {"t": _Writer.into_slot}) == ("Refused", False)
+
+
+def test_a_guest_callback_a_tool_calls_with_keywords_receives_entered_values() -> None:
+    code = KIND + "t(lambda v: kind(v))"
+    assert safe_eval(code, {"t": _Writer.callback_with_keywords}) == "Refused"
+
+
+def test_a_guest_exception_handed_to_a_tool_reaches_it() -> None:
+    assert safe_eval("t(ValueError('x', [1]))", {"t": lambda e: (type(e).__name__, e.args)}) == ("ValueError", ("x", [1]))
+

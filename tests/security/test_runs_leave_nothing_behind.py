@@ -459,3 +459,16 @@ def test_an_exposed_method_that_switches_requests_mid_call_returns_to_its_own_ru
     assert deleted == []
     assert isinstance(outcome["a"], PolicyViolation)
     assert outcome["b"] == "b done"
+
+
+def test_the_attribute_decisions_cached_per_host_type_stay_bounded() -> None:
+    # a host making classes per request (namedtuples) hands their instances to runs: each
+    # (type, name) decision is cached, and the cache is emptied at its bound, not kept growing
+    import collections
+
+    from safe_eval.membrane import attributes
+
+    rows = [collections.namedtuple(f"Row{i}", "a")(i) for i in range(4200)]
+    code = "sum(r.count(r[0]) + r.index(r[0]) for r in rows)"
+    assert safe_eval.safe_eval(code, {"rows": rows}, limits={"ops": 10**7}) == 4200
+    assert len(attributes._PUBLIC) <= attributes._PUBLIC_MAX

@@ -297,3 +297,13 @@ def test_a_class_dunder_can_still_be_rebound_to_a_guest_function_or_none() -> No
     )
     assert safe_eval(code) == (True, True, "a!")
 
+
+
+def test_a_forbidden_dunder_set_on_an_instance_is_refused_with_its_reason() -> None:
+    # computed names: the run-time rule alone; the instance path says why, as the class path does
+    with pytest.raises(GuestError) as info:
+        safe_eval("class A:\n    pass\nsetattr(A(), '__d' + 'el__', 1)")
+    assert "runs at garbage collection" in str(info.value)
+    with pytest.raises(GuestError) as info:
+        safe_eval("class A:\n    pass\nsetattr(A(), '__fo' + 'o__', 1)")
+    assert "'__foo__' is not accessible" in str(info.value)
