@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from safe_eval import Limits, safe_eval
-from safe_eval.errors import LimitExceeded
+from safe_eval.errors import LimitExceeded, OpLimit
 
 PAYLOADS = {
     "list_subclass": "class L(list):\n    pass\nL(range(10**9))",
@@ -53,3 +53,11 @@ LEGIT = {
 @pytest.mark.parametrize(("code", "expected"), LEGIT.values(), ids=LEGIT.keys())
 def test_ordinary_subclasses_still_work(code: str, expected: object) -> None:
     assert safe_eval(code) == expected
+
+
+def test_a_guest_defaultdict_subclass_pays_for_the_pairs_after_its_factory() -> None:
+    # the factory goes in as it is; the pairs are priced as dict's constructor prices them
+    code = ("import collections\nclass D(collections.defaultdict):\n    pass\n"
+            "len(D(int, ((i, i) for i in range(10**7))))")
+    with pytest.raises(OpLimit):
+        safe_eval(code, {}, limits={"ops": 10**6})

@@ -53,6 +53,13 @@ PROGRAMS = {
     "enum_unique_error": "from enum import Enum, unique\ntry:\n    @unique\n    class D(Enum):\n        A = 1\n        B = 1\n    r = 'ok'\nexcept ValueError as e:\n    r = str(e)\nr",
     "abc_abstract": "from abc import ABC, abstractmethod\nclass Base(ABC):\n    @abstractmethod\n    def run(self): ...\n    @abstractmethod\n    def stop(self): ...\nclass Half(Base):\n    def run(self): return 'ran'\nclass Full(Half):\n    def stop(self): return 'stopped'\nout = []\nfor cls in (Base, Half):\n    try:\n        cls()\n    except TypeError as e:\n        out.append(str(e))\n(out, Full().run(), Full().stop(), isinstance(Full(), Base))",
     "abc_abstract_property_classmethod": "from abc import ABC, abstractmethod\nclass S(ABC):\n    @property\n    @abstractmethod\n    def size(self): ...\n    @classmethod\n    @abstractmethod\n    def make(cls): ...\nclass T(S):\n    @property\n    def size(self): return 3\n    @classmethod\n    def make(cls): return cls()\ntry:\n    S()\n    r = 'made'\nexcept TypeError as e:\n    r = str(e)\n(r, T.make().size)",
+    # a guest subclass of a collections class is built with that class's own arguments
+    "defaultdict_subclass": (
+        "import collections\nclass D(collections.defaultdict):\n    pass\nd = D(int)\nd['a'] += 1\n"
+        "e = D(list, [(1, [2])], x=[3])\ne[5].append(0)\n(dict(d), repr(e), repr(D()), repr(D(None, {1: 2})))"),
+    "counter_ordereddict_deque_subclasses": (
+        "import collections\nclass C(collections.Counter):\n    pass\nclass O(collections.OrderedDict):\n    pass\n"
+        "class Q(collections.deque):\n    pass\n(repr(C('abca')), repr(O([(1, 2)], z=3)), repr(Q([1, 2, 3], 2)))"),
 }
 
 

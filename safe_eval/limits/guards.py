@@ -288,6 +288,8 @@ def construct_args(cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> 
     a guest class in the MRO defines ``__new__``/``__init__``: guest code receives the arguments
     as given, and its ``super()`` call reaches the priced routine (``_CONSTRUCTOR_SLOTS``)."""
     for klass in cls.__mro__:
+        if klass is collections.defaultdict:  # dict's arguments after the default factory
+            return (*args[:1], *_priced_args(dict, tuple(args[1:]), kwargs)) if args else args
         if klass in _CONSTRUCTOR_SLOTS:
             return _priced_args(klass, args, kwargs)
         if is_guest_class(klass) and ("__new__" in klass.__dict__ or "__init__" in klass.__dict__):
