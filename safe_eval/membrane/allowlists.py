@@ -269,7 +269,7 @@ DANGEROUS_MODULES: frozenset[str] = frozenset(
     platform webbrowser urllib http ftplib smtplib telnetlib xmlrpc ssl _posixsubprocess
     _signal _imp _frozen_importlib _frozen_importlib_external zipfile tarfile linecache tokenize
     dis traceback atexit warnings _warnings weakref _weakref ctypes.util concurrent sqlite3 dbm
-    shelve logging _osx_support distutils setuptools pip ensurepip venv""".split()
+    shelve logging _osx_support distutils setuptools pip ensurepip venv _sitebuiltins pydoc""".split()
 )
 
 

@@ -844,6 +844,10 @@ DANGEROUS_TOOLS = [
     pytest.param(__import__("weakref").ref(_Order), id="weakref_instance"),
     # classes: one of a system module, a subclass of a raw-getattr walker
     pytest.param(subprocess.Popen, id="class_of_subprocess"),
+    # the classes behind the ``exit``/``help`` instances: Quitter closes the host's stdin,
+    # _Helper starts pydoc on the host
+    pytest.param(type(__import__("builtins").exit), id="class_of_sitebuiltins_quitter"),
+    pytest.param(type(__import__("builtins").help), id="class_of_sitebuiltins_helper"),
     pytest.param(_formatter_class(), id="formatter_subclass"),
     pytest.param(_nested_wrappers(7), id="wrapped_too_deeply"),
     pytest.param(functools.reduce(lambda m, _: types.MethodType(len, m), range(5), 1), id="method_bound_to_a_method"),
