@@ -146,8 +146,9 @@ class Worker:
         if ev is None:
             if len(self._evaluators) >= 16:
                 self._evaluators.clear()
-            ev = self._evaluators[key] = Evaluator(from_wire(spec), echo=True, cache_size=64,
-                                                   audit=self._tell_host)
+            # the in-process default cache (256 programs, 16 MB): a worker serving a batch that
+            # cycles through more programs than 64 (HumanEval's 164) recompiled every job
+            ev = self._evaluators[key] = Evaluator(from_wire(spec), echo=True, audit=self._tell_host)
         return ev
 
     def _tell_host(self, event: Any) -> None:
