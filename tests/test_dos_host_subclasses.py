@@ -60,4 +60,4 @@ def test_a_guest_defaultdict_subclass_pays_for_the_pairs_after_its_factory() -> 
     code = ("import collections\nclass D(collections.defaultdict):\n    pass\n"
             "len(D(int, ((i, i) for i in range(10**7))))")
     with pytest.raises(OpLimit):
-        safe_eval(code, {}, limits={"ops": 10**6})
+        safe_eval(code, {}, limits={"ops": 10**5})
