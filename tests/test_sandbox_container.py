@@ -49,7 +49,12 @@ exit 0
 
 @pytest.fixture
 def bin_dir(tmp_path, monkeypatch):
-    """An otherwise empty PATH: only the fakes a test puts there are found."""
+    """An otherwise empty PATH: only the fakes a test puts there are found; the shared backends
+    an earlier test made (with a real daemon, where there is one) are closed first, so
+    ``sandbox="container"`` probes the fakes."""
+    from safe_eval.sandbox.selection import shutdown
+
+    shutdown()
     directory = tmp_path / "bin"
     directory.mkdir()
     monkeypatch.setenv("PATH", str(directory))
