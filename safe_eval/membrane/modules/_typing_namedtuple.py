@@ -8,6 +8,7 @@ run by the interpreter); called (``NamedTuple('P', [('x', int)])``) from the fie
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 
@@ -27,7 +28,9 @@ class _NamedTupleMeta(type):
         if not bases:  # NamedTuple itself
             return super().__new__(mcls, typename, bases, ns)
         if bases != (NamedTuple,):
-            raise TypeError("can only inherit from a NamedTuple type and Generic")
+            raise TypeError("can only inherit from a NamedTuple type and Generic"
+                            if sys.version_info >= (3, 11)
+                            else "Multiple inheritance with NamedTuple is not supported")
         annotations = ns.get("__annotations__", {})
         fields = list(annotations)
         defaults = []

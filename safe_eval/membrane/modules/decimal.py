@@ -17,6 +17,7 @@ the run's precision or flags.
 from __future__ import annotations
 
 import decimal
+import sys
 from types import TracebackType
 from typing import Any
 
@@ -150,7 +151,9 @@ class _LocalContext:
         ctx = self._saved.copy()
         for name, value in self._kwargs.items():
             if name not in _SETTABLE:
-                raise TypeError(f"'{name}' is an invalid keyword argument for this function")
+                raise TypeError(f"this function got an unexpected keyword argument '{name}'"
+                                if sys.version_info >= (3, 13)
+                                else f"'{name}' is an invalid keyword argument for this function")
             setattr(ctx, name, _check(name, value))
         decimal.setcontext(ctx)
         return GuestContext(ctx)

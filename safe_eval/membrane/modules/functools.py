@@ -64,6 +64,7 @@ class partial(functools.partial):  # type: ignore[type-arg]
     partial to host code, which calls it with host objects that would land raw in guest state."""
 
     __slots__ = ()
+    __module__ = "functools"
 
     def __call__(self, /, *args: Any, **kwargs: Any) -> Any:
         from safe_eval.context import current_context
@@ -74,7 +75,9 @@ class partial(functools.partial):  # type: ignore[type-arg]
         return super().__call__(*args, **(kw or {}))
 
     def __repr__(self) -> str:
-        return "functools." + super().__repr__()
+        # 3.13's repr names ``type(self).__module__`` (set below); earlier ones the bare name
+        shown = super().__repr__()
+        return shown if shown.startswith("functools.") else "functools." + shown
 
 
 def build() -> dict[str, Any]:
