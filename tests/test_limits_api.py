@@ -50,6 +50,10 @@ def _run(code: str, limits: Limits = FAST, **kw: Any) -> tuple[BaseException | N
     thousands of tests' objects, one took 0.8 s; docs/security-model.md says so). A Python
     gc callback timing it instead is where the watchdog's exception lands and is "ignored"."""
     gc.collect()  # earlier tests' garbage: not this run's to pay for (a memory limit collects)
+    # and what earlier tests keep is frozen out of the collections the run's end makes after a
+    # memory limit (``memory.release``: a full one walked the whole late-suite heap, 0.4 s and
+    # more on 3.13 in CI; a host that freezes after start-up, as the docs advise, pays the same)
+    gc.freeze()
     gc.disable()
     start, cpu = time.monotonic(), time.process_time()
     err: BaseException | None = None
@@ -60,6 +64,7 @@ def _run(code: str, limits: Limits = FAST, **kw: Any) -> tuple[BaseException | N
     finally:
         spent = time.process_time() - cpu
         gc.enable()
+        gc.unfreeze()
     if err is not None and (err.__context__ is not None or err.__cause__ is not None):
         links = []
         link: BaseException | None = err
